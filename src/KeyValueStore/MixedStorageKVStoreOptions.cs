@@ -1,0 +1,59 @@
+namespace KeyValueStore;
+
+/// <summary>
+/// The options of a store. Read once, when the store is constructed; changing them afterwards has no
+/// effect on a store that already exists.
+/// </summary>
+/// <remarks>
+/// The defaults and meanings of the FASTER-related options match Jering.KeyValueStore's, so options
+/// carry over unchanged (see docs/migrating-from-jering.md).
+/// </remarks>
+public sealed class MixedStorageKVStoreOptions
+{
+    /// <summary>Gets or sets the number of buckets in FASTER's hash index. Each bucket is a 64-byte cache line holding up to seven entries.</summary>
+    /// <value>The default value is 1048576 (2^20 buckets, a 64 MB index). Must be a power of two.</value>
+    /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied.</remarks>
+    public long IndexNumBuckets { get; set; } = 1L << 20;
+
+    /// <summary>Gets or sets log2 of the size of a log page, the unit in which records move between memory and disk.</summary>
+    /// <value>The default value is 25 (32 MB pages). Allowed: 9 (512 bytes, one disk sector) to 30.</value>
+    /// <remarks>
+    /// A record (key, value, and about 16 bytes of header and padding) must fit in one page. When a pre-built <c>FasterKV</c>
+    /// is supplied, set this to the page size it was built with: FASTER does not expose it, and the store uses it to reject
+    /// oversize records with <see cref="RecordTooLargeException"/>.
+    /// </remarks>
+    public int PageSizeBits { get; set; } = 25;
+
+    /// <summary>Gets or sets log2 of the memory the log may hold; records beyond it are written to disk and read back from there.</summary>
+    /// <value>The default value is 26 (64 MB). Must be at least <see cref="PageSizeBits"/> + 1 (two pages) and at most 48.</value>
+    /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied.</remarks>
+    public int MemorySizeBits { get; set; } = 26;
+
+    /// <summary>Gets or sets log2 of the size of one segment file of the on-disk log. Segment files are preallocated at this size.</summary>
+    /// <value>The default value is 28 (256 MB). Must be at least <see cref="PageSizeBits"/> and at most 40.</value>
+    /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied.</remarks>
+    public int SegmentSizeBits { get; set; } = 28;
+
+    /// <summary>Gets or sets the directory holding the log's segment files.</summary>
+    /// <value>The default value is <see langword="null"/>, meaning <c>&lt;temp path&gt;/FasterLogs</c>, where the temp path is <see cref="System.IO.Path.GetTempPath"/>.</value>
+    /// <remarks>Created if it does not exist. Ignored when a pre-built <c>FasterKV</c> is supplied.</remarks>
+    public string? LogDirectory { get; set; }
+
+    /// <summary>Gets or sets the file name prefix of the segment files, which are named <c>&lt;prefix&gt;.log.&lt;n&gt;</c>.</summary>
+    /// <value>The default value is <see langword="null"/>, meaning a new random GUID per store. Must be a plain file name: no path separator, no "..".</value>
+    /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied.</remarks>
+    public string? LogFileNamePrefix { get; set; }
+
+    /// <summary>Gets or sets whether the segment files are deleted when the store is disposed.</summary>
+    /// <value>The default value is <see langword="true"/>.</value>
+    /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied: whoever built it owns its device.</remarks>
+    public bool DeleteLogOnClose { get; set; } = true;
+
+    /// <summary>Gets or sets the most FASTER sessions the store opens. An operation that finds every session busy waits asynchronously for one; no thread is blocked.</summary>
+    /// <value>The default value is 128. Allowed: 1 to 4096.</value>
+    /// <remarks>
+    /// A session stays busy while its operation waits for a disk read, so this also bounds the number of
+    /// disk reads in flight. Each session costs a few kilobytes.
+    /// </remarks>
+    public int SessionPoolSize { get; set; } = 128;
+}

@@ -1,0 +1,63 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace KeyValueStore.Sessions;
+
+/// <summary>
+/// Admits operations until the store closes, and lets closing wait until every admitted operation has
+/// left. This is what makes disposal safe while operations are in flight: FASTER is released only
+/// after the last one is done with it, and operations arriving later get
+/// <see cref="ObjectDisposedException"/> instead of touching released memory.
+/// </summary>
+internal sealed class OperationGate
+{
+    // Bit 0: closed. The rest: twice the number of operations inside.
+    private const long ClosedFlag = 1;
+    private const long OneOperation = 2;
+
+    private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private long _state;
+
+    public bool IsClosed => (Volatile.Read(ref _state) & ClosedFlag) != 0;
+
+    /// <summary>Enters, or throws <see cref="ObjectDisposedException"/> if the gate has closed.</summary>
+    public void Enter(object owner)
+    {
+        long state = Interlocked.Add(ref _state, OneOperation);
+        if ((state & ClosedFlag) != 0)
+        {
+            Exit();
+            throw new ObjectDisposedException(owner.GetType().Name, "The store has been disposed; create a new store to continue.");
+        }
+    }
+
+    public void Exit()
+    {
+        long state = Interlocked.Add(ref _state, -OneOperation);
+        if (state == ClosedFlag)
+        {
+            _drained.TrySetResult();
+        }
+    }
+
+    /// <summary>Closes the gate. Returns true for the first caller only; every caller may then await <see cref="WhenDrained"/>.</summary>
+    public bool Close()
+    {
+        long state = Interlocked.Or(ref _state, ClosedFlag);
+        if ((state & ClosedFlag) != 0)
+        {
+            return false;
+        }
+
+        if (state == 0)
+        {
+            _drained.TrySetResult();
+        }
+
+        return true;
+    }
+
+    /// <summary>Completes once the gate is closed and no operation is inside.</summary>
+    public Task WhenDrained => _drained.Task;
+}

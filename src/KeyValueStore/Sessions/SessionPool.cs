@@ -1,0 +1,99 @@
+using System;
+using System.Collections.Concurrent;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace KeyValueStore.Sessions;
+
+/// <summary>
+/// A bounded pool of FASTER sessions (or anything else single-caller and disposable). Sessions are
+/// created lazily, at most <c>capacity</c> of them; a caller that finds all in use waits
+/// asynchronously, never blocking a thread.
+/// </summary>
+/// <remarks>
+/// FASTER sessions are not thread-safe but, with the async API, are not tied to a thread either: one
+/// caller at a time may use a session from any thread. The semaphore counts sessions that are free or
+/// not yet created; the queue holds the created ones that are free.
+/// </remarks>
+internal sealed class SessionPool<TSession> : IDisposable
+    where TSession : class, IDisposable
+{
+    private readonly Func<TSession> _createSession;
+    private readonly SemaphoreSlim _available;
+    private readonly ConcurrentQueue<TSession> _idle = new();
+    private int _created;
+    private int _disposed;
+
+    public SessionPool(int capacity, Func<TSession> createSession)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
+        Capacity = capacity;
+        _createSession = createSession;
+        _available = new SemaphoreSlim(capacity, capacity);
+    }
+
+    public int Capacity { get; }
+
+    /// <summary>Gets how many sessions have been created so far (never more than <see cref="Capacity"/>).</summary>
+    public int CreatedCount => Volatile.Read(ref _created);
+
+    /// <summary>Waits for a free session. The caller must give it back with <see cref="Return"/>, also when its operation throws.</summary>
+    public ValueTask<TSession> RentAsync(CancellationToken cancellationToken = default)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        Task wait = _available.WaitAsync(cancellationToken);
+        return wait.IsCompletedSuccessfully
+            ? new ValueTask<TSession>(TakeOrCreate())
+            : RentSlowAsync(wait);
+    }
+
+    public void Return(TSession session)
+    {
+        _idle.Enqueue(session);
+        _available.Release();
+    }
+
+    /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        while (_idle.TryDequeue(out TSession? session))
+        {
+            session.Dispose();
+        }
+
+        _available.Dispose();
+    }
+
+    private async ValueTask<TSession> RentSlowAsync(Task wait)
+    {
+        await wait.ConfigureAwait(false);
+        return TakeOrCreate();
+    }
+
+    private TSession TakeOrCreate()
+    {
+        if (_idle.TryDequeue(out TSession? session))
+        {
+            return session;
+        }
+
+        // The semaphore admitted us and no created session is idle, so fewer than Capacity exist.
+        try
+        {
+            session = _createSession();
+        }
+        catch
+        {
+            _available.Release();
+            throw;
+        }
+
+        Interlocked.Increment(ref _created);
+        return session;
+    }
+}

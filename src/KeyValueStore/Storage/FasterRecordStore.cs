@@ -1,0 +1,193 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Diagnostics;
+using KeyValueStore.Sessions;
+using Microsoft.Extensions.Logging;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// The engine under the typed store: upsert, read and delete of byte keys and byte values on a
+/// <see cref="FasterKV{Key, Value}"/> of <see cref="SpanByte"/> records, safe for any number of
+/// concurrent callers. It knows nothing of serialization.
+/// </summary>
+/// <remarks>
+/// Each operation passes the <see cref="OperationGate"/> (so disposal can wait for it), rents a session
+/// from the bounded <see cref="SessionPool{TSession}"/>, issues the FASTER call through
+/// <see cref="PinnedRecord"/>, awaits it if it went to disk, and gives the session back in a
+/// <c>finally</c>. Buffers passed in must stay unchanged until the returned task completes.
+/// </remarks>
+internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
+{
+    private static readonly SessionVariableLengthStructSettings<SpanByte, SpanByte> SessionLengths = new() { valueLength = new TombstoneValueLength() };
+
+    private readonly RecordFunctions _functions = new();
+    private readonly SessionPool<StoreSession> _sessions;
+    private readonly OperationGate _gate = new();
+    private readonly IDevice? _ownedDevice;
+    private readonly bool _deleteLogOnClose;
+    private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly LogFileLayout? _ownedLayout;
+    private readonly ILogger _logger;
+    private readonly long _pageSizeBytes;
+
+    /// <summary>Opens a store on files it creates and owns, as <paramref name="settings"/> say.</summary>
+    public FasterRecordStore(StoreSettings settings, ILogger logger)
+    {
+        _logger = logger;
+        _ownedLayout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
+        (FasterKV, _ownedDevice) = FasterLogFactory.Create(settings, _ownedLayout);
+        _deleteLogOnClose = settings.DeleteLogOnClose;
+        _pageSizeBytes = settings.PageSizeBytes;
+        _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
+        Log.StoreOpened(logger, _ownedLayout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
+    }
+
+    /// <summary>
+    /// Opens a store on a <see cref="FasterKV{Key, Value}"/> built by the caller, who keeps owning it and its device.
+    /// FASTER does not expose a store's page size, so the caller's settings must state it (<see cref="StoreSettings.PageSizeBits"/>);
+    /// it is used to reject oversize records before FASTER sees them.
+    /// </summary>
+    public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger)
+    {
+        _logger = logger;
+        FasterKV = fasterKV;
+        _pageSizeBytes = settings.PageSizeBytes;
+        _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
+        Log.StoreOpenedOnSuppliedFasterKV(logger);
+    }
+
+    public FasterKV<SpanByte, SpanByte> FasterKV { get; }
+
+    /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
+    public LogFileLayout? Layout => _ownedLayout;
+
+    public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
+    {
+        long recordSize = PinnedRecord.SizeInLog(key.Length, value.Length);
+        if (recordSize > _pageSizeBytes)
+        {
+            // FASTER cannot place a record larger than a page; checked here because FASTER's own check
+            // fires deep inside allocation.
+            throw new RecordTooLargeException(recordSize, _pageSizeBytes);
+        }
+
+        _gate.Enter(this);
+        try
+        {
+            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                var result = await PinnedRecord.UpsertAsync(session, key.Span, value.Span, cancellationToken).ConfigureAwait(false);
+                while (result.Status.IsPending)
+                {
+                    result = await result.CompleteAsync(cancellationToken).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                _sessions.Return(session);
+            }
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
+    /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
+    public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+    {
+        _gate.Enter(this);
+        try
+        {
+            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                var result = await PinnedRecord.ReadAsync(session, key.Span, cancellationToken).ConfigureAwait(false);
+                (Status status, PooledBuffer value) = result.Complete();
+                return status.Found ? (true, value) : (false, default);
+            }
+            finally
+            {
+                _sessions.Return(session);
+            }
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
+    /// <summary>Deletes a key. Returns true exactly when a live record existed, in memory or on disk.</summary>
+    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+    {
+        _gate.Enter(this);
+        try
+        {
+            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                var result = await PinnedRecord.DeleteAsync(session, key.Span, cancellationToken).ConfigureAwait(false);
+                while (result.Status.IsPending)
+                {
+                    result = await result.CompleteAsync(cancellationToken).ConfigureAwait(false);
+                }
+
+                return result.Status.Found;
+            }
+            finally
+            {
+                _sessions.Return(session);
+            }
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
+    /// <summary>Throws <see cref="ObjectDisposedException"/> if the store is closing or closed.</summary>
+    public void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
+
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <summary>
+    /// Stops admitting operations, waits for the admitted ones, then releases sessions, FASTER and the
+    /// device (which deletes the segment files when asked). Idempotent: every caller awaits the same disposal.
+    /// </summary>
+    public ValueTask DisposeAsync()
+    {
+        if (_gate.Close())
+        {
+            _ = ReleaseAfterDrainAsync();
+        }
+
+        return new ValueTask(_disposed.Task);
+    }
+
+    private async Task ReleaseAfterDrainAsync()
+    {
+        try
+        {
+            await _gate.WhenDrained.ConfigureAwait(false);
+            _sessions.Dispose();
+            if (_ownedDevice is not null)
+            {
+                FasterKV.Dispose();
+                _ownedDevice.Dispose();
+            }
+
+            Log.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
+            _disposed.SetResult();
+        }
+        catch (Exception e)
+        {
+            _disposed.SetException(e);
+        }
+    }
+
+    private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
+}

@@ -1,0 +1,72 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// Where the log's files are: <c>&lt;directory&gt;/&lt;prefix&gt;.log.&lt;segment&gt;</c>, one preallocated file per segment.
+/// </summary>
+internal sealed class LogFileLayout
+{
+    public LogFileLayout(string directory, string prefix)
+    {
+        Directory = directory;
+        Prefix = prefix;
+        LogBasePath = Path.Combine(directory, prefix + ".log");
+    }
+
+    public string Directory { get; }
+
+    public string Prefix { get; }
+
+    /// <summary>Gets the path FASTER's device appends <c>.&lt;segment&gt;</c> to.</summary>
+    public string LogBasePath { get; }
+
+    /// <summary>
+    /// Creates the directory if needed and proves it is writable by creating and deleting a probe file,
+    /// so an unusable directory fails here with a clear exception rather than later inside FASTER's
+    /// background flush.
+    /// </summary>
+    public void EnsureWritable()
+    {
+        try
+        {
+            System.IO.Directory.CreateDirectory(Directory);
+            string probe = Path.Combine(Directory, $".{Prefix}.write-probe");
+            using (new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.DeleteOnClose))
+            {
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+        {
+            throw new LogDirectoryUnavailableException(Directory, e);
+        }
+    }
+
+    /// <summary>Lists the segment files that exist now, in segment order.</summary>
+    public IReadOnlyList<string> SegmentFiles()
+    {
+        if (!System.IO.Directory.Exists(Directory))
+        {
+            return Array.Empty<string>();
+        }
+
+        string pattern = Path.GetFileName(LogBasePath) + ".";
+        return System.IO.Directory.EnumerateFiles(Directory, pattern + "*")
+            .Select(path => (path, segment: ParseSegment(Path.GetFileName(path), pattern)))
+            .Where(file => file.segment >= 0)
+            .OrderBy(file => file.segment)
+            .Select(file => file.path)
+            .ToList();
+    }
+
+    // The enumeration pattern is only a pre-filter: .NET's wildcard matching also lets "p.log.*" match "p.log".
+    private static long ParseSegment(string fileName, string pattern) =>
+        fileName.Length > pattern.Length
+        && fileName.StartsWith(pattern, StringComparison.Ordinal)
+        && long.TryParse(fileName.AsSpan(pattern.Length), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long segment)
+            ? segment
+            : -1;
+}

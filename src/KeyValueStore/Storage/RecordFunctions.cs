@@ -1,0 +1,44 @@
+using FASTER.core;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// The FASTER callbacks of every store session. Upserts copy the value into the log (inherited from
+/// <see cref="SpanByteFunctions{Key, Output, Context}"/>); reads copy it out into a pooled buffer; and
+/// read-modify-write is used for one thing only: deleting a key while learning whether it was live.
+/// </summary>
+/// <remarks>
+/// Why deletes go through RMW: FASTER's own Delete appends a tombstone without reading the disk, so for
+/// a key whose record is only on disk it reports "not found", exactly as for an absent key. RMW fetches
+/// the on-disk record when needed and runs atomically per key, so "found" is exact: the updaters run only
+/// when a live record exists, and <see cref="RMWAction.ExpireAndStop"/> turns that record into a tombstone.
+/// When no live record exists, <see cref="NeedInitialUpdate"/> declines and nothing is written.
+/// </remarks>
+internal sealed class RecordFunctions : SpanByteFunctions<SpanByte, PooledBuffer, Empty>
+{
+    public override bool SingleReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
+    {
+        dst = PooledBuffer.CopyOf(value.AsReadOnlySpan());
+        return true;
+    }
+
+    public override bool ConcurrentReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
+    {
+        dst = PooledBuffer.CopyOf(value.AsReadOnlySpan());
+        return true;
+    }
+
+    public override bool NeedInitialUpdate(ref SpanByte key, ref SpanByte input, ref PooledBuffer output, ref RMWInfo rmwInfo) => false;
+
+    public override bool InPlaceUpdater(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer output, ref RMWInfo rmwInfo)
+    {
+        rmwInfo.Action = RMWAction.ExpireAndStop;
+        return false;
+    }
+
+    public override bool CopyUpdater(ref SpanByte key, ref SpanByte input, ref SpanByte oldValue, ref SpanByte newValue, ref PooledBuffer output, ref RMWInfo rmwInfo)
+    {
+        rmwInfo.Action = RMWAction.ExpireAndStop;
+        return false;
+    }
+}

@@ -1,0 +1,18 @@
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// The validated, immutable form of <see cref="MixedStorageKVStoreOptions"/> the engine runs with.
+/// Directory and prefix are resolved: never null here.
+/// </summary>
+internal sealed record StoreSettings(
+    long IndexNumBuckets,
+    int PageSizeBits,
+    int MemorySizeBits,
+    int SegmentSizeBits,
+    string LogDirectory,
+    string LogFileNamePrefix,
+    bool DeleteLogOnClose,
+    int SessionPoolSize)
+{
+    public long PageSizeBytes => 1L << PageSizeBits;
+}

@@ -1,0 +1,113 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// Turns user options into <see cref="StoreSettings"/>, collecting every problem into one
+/// <see cref="InvalidStoreOptionsException"/>. Touches nothing on disk.
+/// </summary>
+internal static class StoreSettingsValidator
+{
+    internal const int MinPageSizeBits = 9;     // FASTER requires a page to hold at least one 512-byte sector.
+    internal const int MaxPageSizeBits = 30;
+    internal const int MaxMemorySizeBits = 48;
+    internal const int MaxSegmentSizeBits = 40;
+    internal const int MaxSessionPoolSize = 4096;
+
+    public static StoreSettings Validate(MixedStorageKVStoreOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var problems = new List<string>();
+        const string Name = nameof(MixedStorageKVStoreOptions);
+
+        if (options.IndexNumBuckets <= 0 || (options.IndexNumBuckets & (options.IndexNumBuckets - 1)) != 0)
+        {
+            problems.Add($"{Name}.{nameof(options.IndexNumBuckets)} is {options.IndexNumBuckets}; FASTER needs a positive power of two, such as {1L << 20}.");
+        }
+
+        bool pageSizeValid = options.PageSizeBits is >= MinPageSizeBits and <= MaxPageSizeBits;
+        if (!pageSizeValid)
+        {
+            problems.Add($"{Name}.{nameof(options.PageSizeBits)} is {options.PageSizeBits}; use {MinPageSizeBits} (512-byte pages, one disk sector) to {MaxPageSizeBits}.");
+        }
+
+        if (options.MemorySizeBits > MaxMemorySizeBits || (pageSizeValid && options.MemorySizeBits < options.PageSizeBits + 1))
+        {
+            problems.Add($"{Name}.{nameof(options.MemorySizeBits)} is {options.MemorySizeBits}; the log needs at least two pages in memory, so use "
+                + $"{(pageSizeValid ? options.PageSizeBits + 1 : MinPageSizeBits + 1)} ({nameof(options.PageSizeBits)} + 1) to {MaxMemorySizeBits}.");
+        }
+
+        if (options.SegmentSizeBits > MaxSegmentSizeBits || (pageSizeValid && options.SegmentSizeBits < options.PageSizeBits))
+        {
+            problems.Add($"{Name}.{nameof(options.SegmentSizeBits)} is {options.SegmentSizeBits}; a segment must hold at least one page, so use "
+                + $"{(pageSizeValid ? options.PageSizeBits : MinPageSizeBits)} ({nameof(options.PageSizeBits)}) to {MaxSegmentSizeBits}.");
+        }
+
+        if (options.SessionPoolSize is < 1 or > MaxSessionPoolSize)
+        {
+            problems.Add($"{Name}.{nameof(options.SessionPoolSize)} is {options.SessionPoolSize}; use 1 to {MaxSessionPoolSize}.");
+        }
+
+        string? directory = ResolveDirectory(options.LogDirectory, problems);
+        string? prefix = ResolvePrefix(options.LogFileNamePrefix, problems);
+
+        if (problems.Count > 0)
+        {
+            throw new InvalidStoreOptionsException(problems);
+        }
+
+        return new StoreSettings(
+            options.IndexNumBuckets,
+            options.PageSizeBits,
+            options.MemorySizeBits,
+            options.SegmentSizeBits,
+            directory!,
+            prefix!,
+            options.DeleteLogOnClose,
+            options.SessionPoolSize);
+    }
+
+    private static string? ResolveDirectory(string? logDirectory, List<string> problems)
+    {
+        if (string.IsNullOrEmpty(logDirectory))
+        {
+            return Path.Combine(Path.GetTempPath(), "FasterLogs");
+        }
+
+        if (logDirectory.IndexOf('\0') >= 0)
+        {
+            problems.Add($"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.LogDirectory)} contains a NUL character; use a valid directory path.");
+            return null;
+        }
+
+        return Path.GetFullPath(logDirectory);
+    }
+
+    private static string? ResolvePrefix(string? prefix, List<string> problems)
+    {
+        if (string.IsNullOrEmpty(prefix))
+        {
+            return Guid.NewGuid().ToString();
+        }
+
+        const string Option = nameof(MixedStorageKVStoreOptions) + "." + nameof(MixedStorageKVStoreOptions.LogFileNamePrefix);
+        bool hasSeparator = prefix.IndexOf(Path.DirectorySeparatorChar) >= 0
+            || prefix.IndexOf(Path.AltDirectorySeparatorChar) >= 0
+            || prefix.IndexOf('\\') >= 0; // Rejected on every platform so a prefix means the same file everywhere.
+        if (hasSeparator || prefix.Contains("..", StringComparison.Ordinal))
+        {
+            problems.Add($"{Option} is '{prefix}'; it names files inside {nameof(MixedStorageKVStoreOptions.LogDirectory)}, so it must not contain a path separator or '..'. Put the directory part in {nameof(MixedStorageKVStoreOptions.LogDirectory)}.");
+            return null;
+        }
+
+        if (prefix.IndexOfAny(Path.GetInvalidFileNameChars()) >= 0 || prefix.Trim().Length == 0)
+        {
+            problems.Add($"{Option} is '{prefix}'; it must be a valid, non-blank file name.");
+            return null;
+        }
+
+        return prefix;
+    }
+}

@@ -1,0 +1,107 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Sessions;
+
+namespace KeyValueStore.Tests.Sessions;
+
+public class SessionPoolTests
+{
+    private sealed class CountingSession : IDisposable
+    {
+        public bool Disposed { get; private set; }
+
+        public void Dispose() => Disposed = true;
+    }
+
+    [Fact]
+    public async Task Rent_BeyondCapacity_WaitsUntilASessionIsReturned()
+    {
+        using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
+        CountingSession first = await pool.RentAsync();
+
+        ValueTask<CountingSession> second = pool.RentAsync();
+        Assert.False(second.IsCompleted);
+
+        pool.Return(first);
+        Assert.Same(first, await second);
+        Assert.Equal(1, pool.CreatedCount);
+    }
+
+    [Fact]
+    public async Task ManyConcurrentRenters_NeverCreateMoreThanCapacity_NorShareASession()
+    {
+        const int Capacity = 4;
+        using var pool = new SessionPool<CountingSession>(Capacity, () => new CountingSession());
+        var inUse = new HashSet<CountingSession>();
+        int maxInUse = 0;
+        using var barrier = new Barrier(8);
+
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(_ => Task.Run(async () =>
+        {
+            barrier.SignalAndWait();
+            for (int i = 0; i < 2_000; i++)
+            {
+                CountingSession session = await pool.RentAsync();
+                lock (inUse)
+                {
+                    Assert.True(inUse.Add(session), "a session was handed to two callers at once");
+                    maxInUse = Math.Max(maxInUse, inUse.Count);
+                }
+
+                lock (inUse)
+                {
+                    inUse.Remove(session);
+                }
+
+                pool.Return(session);
+            }
+        })));
+
+        Assert.InRange(pool.CreatedCount, 1, Capacity);
+        Assert.InRange(maxInUse, 1, Capacity);
+    }
+
+    [Fact]
+    public async Task Rent_Cancelled_WhileWaiting_ThrowsAndLeavesThePoolWhole()
+    {
+        using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
+        CountingSession held = await pool.RentAsync();
+        using var cancellation = new CancellationTokenSource();
+
+        ValueTask<CountingSession> waiting = pool.RentAsync(cancellation.Token);
+        cancellation.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.AsTask());
+        pool.Return(held);
+        Assert.Same(held, await pool.RentAsync());
+    }
+
+    [Fact]
+    public async Task FailedCreation_DoesNotLeakCapacity()
+    {
+        int attempts = 0;
+        using var pool = new SessionPool<CountingSession>(1, () => ++attempts == 1 ? throw new InvalidOperationException("boom") : new CountingSession());
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => pool.RentAsync().AsTask());
+
+        CountingSession session = await pool.RentAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(1));
+        Assert.NotNull(session);
+    }
+
+    [Fact]
+    public async Task Dispose_DisposesIdleSessions_AndRejectsLaterRents()
+    {
+        var pool = new SessionPool<CountingSession>(2, () => new CountingSession());
+        CountingSession session = await pool.RentAsync();
+        pool.Return(session);
+
+        pool.Dispose();
+        pool.Dispose();
+
+        Assert.True(session.Disposed);
+        Assert.Throws<ObjectDisposedException>(() => pool.RentAsync());
+    }
+}

@@ -1,0 +1,340 @@
+using System;
+using System.Collections.Concurrent;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore.Tests.Storage;
+
+public class FasterRecordStoreTests
+{
+    private static byte[] Key(int i) => BitConverter.GetBytes(i);
+
+    private static byte[] Value(int i, string version) => Encoding.UTF8.GetBytes($"value-{i}-{version}");
+
+    private static async Task<string?> ReadStringAsync(FasterRecordStore store, byte[] key)
+    {
+        (bool found, PooledBuffer value) = await store.ReadAsync(key);
+        if (!found)
+        {
+            return null;
+        }
+
+        try
+        {
+            return Encoding.UTF8.GetString(value.Span);
+        }
+        finally
+        {
+            value.Return();
+        }
+    }
+
+    [Fact]
+    public async Task Upsert_ThenRead_ReturnsTheNewestValue_AndDeleteRemovesIt()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+        Assert.Equal("value-1-a", await ReadStringAsync(store, Key(1)));
+
+        await store.UpsertAsync(Key(1), Value(1, "b"));
+        Assert.Equal("value-1-b", await ReadStringAsync(store, Key(1)));
+
+        Assert.True(await store.DeleteAsync(Key(1)));
+        Assert.Null(await ReadStringAsync(store, Key(1)));
+        Assert.Null(await ReadStringAsync(store, Key(2)));
+    }
+
+    [Fact]
+    public async Task EmptyValue_IsStoredAndDistinctFromAbsent()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await store.UpsertAsync(Key(1), Array.Empty<byte>());
+
+        Assert.Equal(string.Empty, await ReadStringAsync(store, Key(1)));
+        Assert.Null(await ReadStringAsync(store, Key(2)));
+    }
+
+    [Fact]
+    public async Task LowMemoryStore_100000Records_AllReadBackFromDiskSegments()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Count = 100_000;
+
+        await Task.WhenAll(Enumerable.Range(0, Count).Select(i => store.UpsertAsync(Key(i), Value(i, "a")).AsTask()));
+
+        // Only 8 KB of log stays in memory; all but the last few records must come from the segment files.
+        Assert.True(store.FasterKV.Log.HeadAddress > store.FasterKV.Log.BeginAddress + (1L << 20),
+            $"expected most of the log on disk; head {store.FasterKV.Log.HeadAddress}, begin {store.FasterKV.Log.BeginAddress}");
+        var segments = store.Layout!.SegmentFiles();
+        Assert.True(segments.Count >= 2, $"expected the log spread over several 1 MB segments, found {segments.Count}");
+        Assert.All(segments, path => Assert.Matches(@"store\.log\.\d+$", Path.GetFileName(path)));
+
+        string?[] values = await Task.WhenAll(Enumerable.Range(0, Count).Select(i => ReadStringAsync(store, Key(i))));
+        for (int i = 0; i < Count; i++)
+        {
+            Assert.Equal($"value-{i}-a", values[i]);
+        }
+    }
+
+    [Fact]
+    public async Task Delete_ReportsFoundForLiveRecordsInMemoryAndOnDisk_AndNotFoundOtherwise()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await store.UpsertAsync(Key(-1), Value(-1, "on-disk"));
+        long addressBeyondOnDiskRecord = store.FasterKV.Log.TailAddress;
+        for (int i = 0; i < 2_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, "filler"));
+        }
+
+        await store.UpsertAsync(Key(-2), Value(-2, "in-memory"));
+
+        // The premises of this test: one record below the in-memory region, one inside it.
+        Assert.True(store.FasterKV.Log.HeadAddress > addressBeyondOnDiskRecord);
+        Assert.True(store.FasterKV.Log.TailAddress - store.FasterKV.Log.HeadAddress <= 1 << 13);
+
+        Assert.True(await store.DeleteAsync(Key(-1)));    // only on disk
+        Assert.True(await store.DeleteAsync(Key(-2)));    // in memory
+        Assert.False(await store.DeleteAsync(Key(-3)));   // never written
+        Assert.False(await store.DeleteAsync(Key(-1)));   // already deleted
+        Assert.False(await store.DeleteAsync(Key(-2)));
+
+        Assert.Null(await ReadStringAsync(store, Key(-1)));
+        Assert.Null(await ReadStringAsync(store, Key(-2)));
+        Assert.Equal("value-0-filler", await ReadStringAsync(store, Key(0)));
+
+        // A deleted on-disk key can be written again.
+        await store.UpsertAsync(Key(-1), Value(-1, "again"));
+        Assert.Equal("value--1-again", await ReadStringAsync(store, Key(-1)));
+    }
+
+    [Fact]
+    public async Task Delete_OfALargeOnDiskValue_AppendsOnlyASmallTombstone()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.PageSizeBits = 21;
+        options.MemorySizeBits = 22;
+        options.SegmentSizeBits = 22;
+        await using var store = StoreFactory.Open(options);
+        byte[] large = new byte[1 << 20];
+        await store.UpsertAsync(Key(1), large);
+        for (int i = 2; i < 10; i++)
+        {
+            await store.UpsertAsync(Key(i), large); // pushes key 1 to disk
+        }
+
+        long tailBefore = store.FasterKV.Log.TailAddress;
+        Assert.True(await store.DeleteAsync(Key(1)));
+        long appended = store.FasterKV.Log.TailAddress - tailBefore;
+
+        // Header, key and an empty value; a copy of the old value would be a megabyte. Allow for a page turn.
+        Assert.InRange(appended, 1, 64);
+    }
+
+    [Fact]
+    public async Task RecordLargerThanAPage_IsRejectedWithBothSizes_AndTheStoreStaysUsable()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await store.UpsertAsync(Key(1), Value(1, "kept"));
+
+        var exception = await Assert.ThrowsAsync<RecordTooLargeException>(() => store.UpsertAsync(Key(2), new byte[5_000]).AsTask());
+
+        Assert.Equal(4096, exception.PageSizeBytes);
+        Assert.Equal(PinnedRecord.SizeInLog(4, 5_000), exception.RecordSizeBytes);
+        Assert.Contains("PageSizeBits", exception.Message, StringComparison.Ordinal);
+        Assert.Contains("4096", exception.Message, StringComparison.Ordinal);
+        Assert.Equal("value-1-kept", await ReadStringAsync(store, Key(1)));
+        Assert.Null(await ReadStringAsync(store, Key(2)));
+        await store.UpsertAsync(Key(3), Value(3, "after"));
+        Assert.Equal("value-3-after", await ReadStringAsync(store, Key(3)));
+    }
+
+    [Fact]
+    public async Task RecordOfExactlyOnePage_IsAccepted()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        int valueLength = 4096 - (int)PinnedRecord.SizeInLog(4, 0);
+        Assert.Equal(4096, PinnedRecord.SizeInLog(4, valueLength));
+        byte[] value = Enumerable.Range(0, valueLength).Select(i => (byte)i).ToArray();
+
+        await store.UpsertAsync(Key(1), value);
+        await store.UpsertAsync(Key(2), value);
+
+        foreach (int key in new[] { 1, 2 })
+        {
+            (bool found, PooledBuffer read) = await store.ReadAsync(Key(key));
+            Assert.True(found);
+            Assert.True(read.Span.SequenceEqual(value));
+            read.Return();
+        }
+    }
+
+    [Fact]
+    public async Task ConcurrentUpsertsReadsUpdatesAndDeletes_Of100000Keys_EndConsistent()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.MemorySizeBits = 16;
+        await using var store = StoreFactory.Open(options);
+        const int Count = 100_000;
+
+        var upserts = new ConcurrentQueue<Task>();
+        Parallel.For(0, Count, i => upserts.Enqueue(store.UpsertAsync(Key(i), Value(i, "1")).AsTask()));
+        await Task.WhenAll(upserts);
+
+        var reads = new ConcurrentQueue<(int Key, Task<string?> Read)>();
+        Parallel.For(0, Count, i => reads.Enqueue((i, ReadStringAsync(store, Key(i)))));
+        foreach ((int key, Task<string?> read) in reads)
+        {
+            Assert.Equal($"value-{key}-1", await read);
+        }
+
+        upserts.Clear();
+        Parallel.For(0, Count, i => upserts.Enqueue(store.UpsertAsync(Key(i), Value(i, "2")).AsTask()));
+        await Task.WhenAll(upserts);
+
+        reads.Clear();
+        Parallel.For(0, Count, i => reads.Enqueue((i, ReadStringAsync(store, Key(i)))));
+        foreach ((int key, Task<string?> read) in reads)
+        {
+            Assert.Equal($"value-{key}-2", await read);
+        }
+
+        var deletes = new ConcurrentQueue<Task<bool>>();
+        Parallel.For(0, Count, i => deletes.Enqueue(store.DeleteAsync(Key(i)).AsTask()));
+        Assert.All(await Task.WhenAll(deletes), Assert.True);
+
+        reads.Clear();
+        Parallel.For(0, Count, i => reads.Enqueue((i, ReadStringAsync(store, Key(i)))));
+        foreach ((_, Task<string?> read) in reads)
+        {
+            Assert.Null(await read);
+        }
+    }
+
+    [Fact]
+    public async Task SessionPoolOfOne_ServesManyConcurrentCallers_WithoutCreatingMoreSessions()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.SessionPoolSize = 1;
+        await using var store = StoreFactory.Open(options);
+
+        await Task.WhenAll(Enumerable.Range(0, 500).Select(i => store.UpsertAsync(Key(i), Value(i, "a")).AsTask()));
+        string?[] values = await Task.WhenAll(Enumerable.Range(0, 500).Select(i => ReadStringAsync(store, Key(i))));
+
+        Assert.Equal(Enumerable.Range(0, 500).Select(i => $"value-{i}-a"), values);
+    }
+
+    [Fact]
+    public async Task DisposeRacing1000InFlightOperations_CompletesThemOrRejectsThemCleanly()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        for (int i = 0; i < 1_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, "a"));
+        }
+
+        Task[] operations = Enumerable.Range(0, 1_000)
+            .Select(i => Task.Run(async () =>
+            {
+                switch (i % 3)
+                {
+                    case 0: await store.UpsertAsync(Key(i), Value(i, "b")); break;
+                    case 1: await ReadStringAsync(store, Key(i)); break;
+                    default: await store.DeleteAsync(Key(i)); break;
+                }
+            }))
+            .ToArray();
+        ValueTask disposal = store.DisposeAsync();
+
+        // A guard against a hang, not a timing claim.
+        await disposal.AsTask().WaitAsync(TimeSpan.FromMinutes(2));
+        foreach (Task operation in operations)
+        {
+            try
+            {
+                await operation.WaitAsync(TimeSpan.FromMinutes(2));
+            }
+            catch (ObjectDisposedException)
+            {
+                // Arrived after disposal began: rejected cleanly.
+            }
+        }
+
+        Assert.Contains(operations, o => o.IsCompletedSuccessfully || o.IsFaulted);
+        Assert.All(operations, o => Assert.True(o.IsCompletedSuccessfully || o.Exception!.InnerException is ObjectDisposedException));
+    }
+
+    [Fact]
+    public async Task AfterDispose_EveryOperationThrowsObjectDisposed_AndDisposeIsIdempotent()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await store.DisposeAsync();
+        await store.DisposeAsync();
+        store.Dispose();
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => store.UpsertAsync(Key(1), Value(1, "a")).AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => store.ReadAsync(Key(1)).AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => store.DeleteAsync(Key(1)).AsTask());
+        Assert.Throws<ObjectDisposedException>(store.ThrowIfDisposed);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task Dispose_DeletesTheSegmentFilesExactlyWhenAsked(bool deleteLogOnClose)
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.DeleteLogOnClose = deleteLogOnClose;
+        var store = StoreFactory.Open(options);
+        for (int i = 0; i < 5_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, "a"));
+        }
+
+        int segmentsWhileOpen = store.Layout!.SegmentFiles().Count;
+        await store.DisposeAsync();
+
+        Assert.True(segmentsWhileOpen >= 1);
+        Assert.Equal(deleteLogOnClose ? 0 : segmentsWhileOpen, store.Layout.SegmentFiles().Count);
+    }
+
+    [Fact]
+    public async Task SuppliedFasterKV_IsUsedAndLeftOpenForItsOwner()
+    {
+        using var temp = new TempDirectory();
+        using IDevice device = Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
+        using var fasterKV = new FasterKV<SpanByte, SpanByte>(1 << 10, new LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 14 });
+        var settings = StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions { PageSizeBits = 12, MemorySizeBits = 14 });
+
+        var store = new FasterRecordStore(fasterKV, settings, NullLogger.Instance);
+        Assert.Same(fasterKV, store.FasterKV);
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+        await Assert.ThrowsAsync<RecordTooLargeException>(() => store.UpsertAsync(Key(2), new byte[5_000]).AsTask());
+        await store.DisposeAsync();
+
+        // Still usable by its owner: the store disposed only its own sessions.
+        using var session = fasterKV.For(new SpanByteFunctions<Empty>()).NewSession<SpanByteFunctions<Empty>>();
+        Assert.True(fasterKV.Log.TailAddress > fasterKV.Log.BeginAddress);
+    }
+}

@@ -1,0 +1,22 @@
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore.Tests.Storage;
+
+/// <summary>Opens real FASTER-backed stores in a test's own directory.</summary>
+internal static class StoreFactory
+{
+    /// <summary>4 KB pages and 8 KB of memory, as in the reference's low-memory benchmarks: almost everything lives on disk.</summary>
+    public static MixedStorageKVStoreOptions LowMemory(string directory) => new()
+    {
+        LogDirectory = directory,
+        LogFileNamePrefix = "store",
+        PageSizeBits = 12,
+        MemorySizeBits = 13,
+        SegmentSizeBits = 20,
+        IndexNumBuckets = 1 << 16,
+    };
+
+    public static FasterRecordStore Open(MixedStorageKVStoreOptions options) =>
+        new(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+}

@@ -1,0 +1,92 @@
+using System;
+using System.IO;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Tests.Storage;
+
+public class StoreSettingsValidatorTests
+{
+    [Fact]
+    public void Defaults_MatchTheReferenceAndAreValid()
+    {
+        var options = new MixedStorageKVStoreOptions();
+
+        StoreSettings settings = StoreSettingsValidator.Validate(options);
+
+        Assert.Equal(1L << 20, settings.IndexNumBuckets);
+        Assert.Equal(25, settings.PageSizeBits);
+        Assert.Equal(26, settings.MemorySizeBits);
+        Assert.Equal(28, settings.SegmentSizeBits);
+        Assert.True(settings.DeleteLogOnClose);
+        Assert.Equal(Path.Combine(Path.GetTempPath(), "FasterLogs"), settings.LogDirectory);
+        Assert.True(Guid.TryParse(settings.LogFileNamePrefix, out _));
+    }
+
+    [Fact]
+    public void Validate_SeveralInvalidOptions_ListsEveryProblemInOneException()
+    {
+        var options = new MixedStorageKVStoreOptions
+        {
+            IndexNumBuckets = 1000,
+            PageSizeBits = 12,
+            MemorySizeBits = 12,
+            SegmentSizeBits = 11,
+            SessionPoolSize = 0,
+            LogFileNamePrefix = "../escape",
+        };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        Assert.Equal(5, exception.Problems.Count);
+        Assert.Contains(exception.Problems, p => p.Contains("IndexNumBuckets is 1000", StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains("MemorySizeBits is 12", StringComparison.Ordinal) && p.Contains("use 13", StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains("SegmentSizeBits is 11", StringComparison.Ordinal) && p.Contains("use 12", StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains("SessionPoolSize is 0", StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains("LogFileNamePrefix is '../escape'", StringComparison.Ordinal));
+        foreach (string problem in exception.Problems)
+        {
+            Assert.Contains(problem, exception.Message, StringComparison.Ordinal);
+        }
+    }
+
+    [Theory]
+    [InlineData(8)]
+    [InlineData(31)]
+    public void Validate_PageSizeOutOfRange_NamesTheOptionAndTheRange(int pageSizeBits)
+    {
+        var options = new MixedStorageKVStoreOptions { PageSizeBits = pageSizeBits };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        string problem = Assert.Single(exception.Problems);
+        Assert.Contains($"PageSizeBits is {pageSizeBits}", problem, StringComparison.Ordinal);
+        Assert.Contains("9", problem, StringComparison.Ordinal);
+        Assert.Contains("30", problem, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("a/b")]
+    [InlineData("a\\b")]
+    [InlineData("..")]
+    [InlineData("x..y")]
+    public void Validate_PrefixThatIsNotAPlainFileName_IsRejected(string prefix)
+    {
+        var options = new MixedStorageKVStoreOptions { LogFileNamePrefix = prefix };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        Assert.Contains("LogFileNamePrefix", Assert.Single(exception.Problems), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void OpeningAStore_WithInvalidOptions_CreatesNothingOnDisk()
+    {
+        using var temp = new TempDirectory();
+        string logDirectory = Path.Combine(temp.Path, "not-yet-created");
+        var options = new MixedStorageKVStoreOptions { LogDirectory = logDirectory, PageSizeBits = 40 };
+
+        Assert.Throws<InvalidStoreOptionsException>(() => StoreFactory.Open(options));
+
+        Assert.False(Directory.Exists(logDirectory));
+    }
+}
