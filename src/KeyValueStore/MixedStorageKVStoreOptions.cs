@@ -49,6 +49,23 @@ public sealed class MixedStorageKVStoreOptions
     /// <remarks>Ignored when a pre-built <c>FasterKV</c> is supplied: whoever built it owns its device.</remarks>
     public bool DeleteLogOnClose { get; set; } = true;
 
+    /// <summary>Gets or sets the time between scheduled compaction attempts, in milliseconds of the store's <see cref="System.TimeProvider"/>.</summary>
+    /// <value>The default value is 60000 (one minute). A negative value disables scheduled compaction; 0 is not allowed.</value>
+    /// <remarks>
+    /// Each attempt measures the log's safe-read-only region. Below the compaction threshold it skips; at or above it, it compacts
+    /// the oldest fifth of that region and deletes the segment files that compaction emptied.
+    /// </remarks>
+    public int TimeBetweenLogCompactionsMS { get; set; } = 60_000;
+
+    /// <summary>Gets or sets the size of the safe-read-only region at which scheduled compaction starts.</summary>
+    /// <value>The default value is 0, meaning twice the log's memory size (2 * 2^<see cref="MemorySizeBits"/> bytes).</value>
+    /// <remarks>
+    /// After five compactions in a row the threshold doubles, so that a log that is already compact is not compacted again and
+    /// again. When a pre-built <c>FasterKV</c> is supplied, set <see cref="MemorySizeBits"/> to its memory size so the default
+    /// threshold fits it.
+    /// </remarks>
+    public long InitialLogCompactionThresholdBytes { get; set; }
+
     /// <summary>Gets or sets the most FASTER sessions the store opens. An operation that finds every session busy waits asynchronously for one; no thread is blocked.</summary>
     /// <value>The default value is 128. Allowed: 1 to 4096.</value>
     /// <remarks>

@@ -2,6 +2,7 @@ using System;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Compaction;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Sessions;
 using Microsoft.Extensions.Logging;
@@ -34,7 +35,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly long _pageSizeBytes;
 
     /// <summary>Opens a store on files it creates and owns, as <paramref name="settings"/> say.</summary>
-    public FasterRecordStore(StoreSettings settings, ILogger logger)
+    public FasterRecordStore(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
     {
         _logger = logger;
         _ownedLayout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
@@ -43,6 +44,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         _pageSizeBytes = settings.PageSizeBytes;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         Log.StoreOpened(logger, _ownedLayout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
+        Compactor = StartCompactor(settings, timeProvider);
     }
 
     /// <summary>
@@ -50,16 +52,20 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// FASTER does not expose a store's page size, so the caller's settings must state it (<see cref="StoreSettings.PageSizeBits"/>);
     /// it is used to reject oversize records before FASTER sees them.
     /// </summary>
-    public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger)
+    public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
     {
         _logger = logger;
         FasterKV = fasterKV;
         _pageSizeBytes = settings.PageSizeBytes;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         Log.StoreOpenedOnSuppliedFasterKV(logger);
+        Compactor = StartCompactor(settings, timeProvider);
     }
 
     public FasterKV<SpanByte, SpanByte> FasterKV { get; }
+
+    /// <summary>Gets the compactor; its timer runs when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set.</summary>
+    public LogCompactor Compactor { get; }
 
     /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
     public LogFileLayout? Layout => _ownedLayout;
@@ -149,13 +155,27 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
     }
 
+    /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
+    public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
+    {
+        _gate.Enter(this);
+        try
+        {
+            return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
     /// <summary>Throws <see cref="ObjectDisposedException"/> if the store is closing or closed.</summary>
     public void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <summary>
-    /// Stops admitting operations, waits for the admitted ones, then releases sessions, FASTER and the
+    /// Stops admitting operations, stops the compactor (waiting for a compaction in progress), waits for the admitted operations, then releases sessions, FASTER and the
     /// device (which deletes the segment files when asked). Idempotent: every caller awaits the same disposal.
     /// </summary>
     public ValueTask DisposeAsync()
@@ -172,6 +192,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     {
         try
         {
+            await Compactor.DisposeAsync().ConfigureAwait(false);
             await _gate.WhenDrained.ConfigureAwait(false);
             _sessions.Dispose();
             if (_ownedDevice is not null)
@@ -187,6 +208,24 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         {
             _disposed.SetException(e);
         }
+    }
+
+    private LogCompactor StartCompactor(StoreSettings settings, TimeProvider? timeProvider)
+    {
+        var compactor = new LogCompactor(
+            FasterKV,
+            NewSession,
+            _ownedLayout,
+            settings.SegmentSizeBits,
+            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
+            timeProvider ?? TimeProvider.System,
+            _logger);
+        if (settings.TimeBetweenLogCompactions is TimeSpan interval)
+        {
+            compactor.Start(interval);
+        }
+
+        return compactor;
     }
 
     private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);

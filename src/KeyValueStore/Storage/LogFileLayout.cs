@@ -46,20 +46,44 @@ internal sealed class LogFileLayout
     }
 
     /// <summary>Lists the segment files that exist now, in segment order.</summary>
-    public IReadOnlyList<string> SegmentFiles()
+    /// <remarks>FASTER deletes truncated segments on a background task, so a file may vanish while being listed; it is left out.</remarks>
+    public IReadOnlyList<LogSegmentFile> Segments()
     {
+        var segments = new List<LogSegmentFile>();
         if (!System.IO.Directory.Exists(Directory))
         {
-            return Array.Empty<string>();
+            return segments;
         }
 
         string pattern = Path.GetFileName(LogBasePath) + ".";
-        return System.IO.Directory.EnumerateFiles(Directory, pattern + "*")
-            .Select(path => (path, segment: ParseSegment(Path.GetFileName(path), pattern)))
-            .Where(file => file.segment >= 0)
-            .OrderBy(file => file.segment)
-            .Select(file => file.path)
-            .ToList();
+        foreach (FileInfo file in new DirectoryInfo(Directory).EnumerateFiles(pattern + "*"))
+        {
+            long number = ParseSegment(file.Name, pattern);
+            if (number >= 0 && TryGetLength(file, out long length))
+            {
+                segments.Add(new LogSegmentFile(file.FullName, number, length));
+            }
+        }
+
+        segments.Sort((a, b) => a.Number.CompareTo(b.Number));
+        return segments;
+    }
+
+    /// <summary>Lists the paths of the segment files that exist now, in segment order.</summary>
+    public IReadOnlyList<string> SegmentFiles() => Segments().Select(segment => segment.Path).ToList();
+
+    private static bool TryGetLength(FileInfo file, out long length)
+    {
+        try
+        {
+            length = file.Length;
+            return true;
+        }
+        catch (FileNotFoundException)
+        {
+            length = 0;
+            return false;
+        }
     }
 
     // The enumeration pattern is only a pre-filter: .NET's wildcard matching also lets "p.log.*" match "p.log".

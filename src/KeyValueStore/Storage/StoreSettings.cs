@@ -1,3 +1,5 @@
+using System;
+
 namespace KeyValueStore.Storage;
 
 /// <summary>
@@ -12,7 +14,9 @@ internal sealed record StoreSettings(
     string LogDirectory,
     string LogFileNamePrefix,
     bool DeleteLogOnClose,
-    int SessionPoolSize)
+    int SessionPoolSize,
+    TimeSpan? TimeBetweenLogCompactions,
+    long InitialLogCompactionThresholdBytes)
 {
     public long PageSizeBytes => 1L << PageSizeBits;
 }

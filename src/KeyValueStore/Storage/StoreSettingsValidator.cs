@@ -50,6 +50,16 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.SessionPoolSize)} is {options.SessionPoolSize}; use 1 to {MaxSessionPoolSize}.");
         }
 
+        if (options.TimeBetweenLogCompactionsMS == 0)
+        {
+            problems.Add($"{Name}.{nameof(options.TimeBetweenLogCompactionsMS)} is 0; use a positive interval in milliseconds, or a negative value to disable scheduled compaction.");
+        }
+
+        if (options.InitialLogCompactionThresholdBytes < 0)
+        {
+            problems.Add($"{Name}.{nameof(options.InitialLogCompactionThresholdBytes)} is {options.InitialLogCompactionThresholdBytes}; use a positive size in bytes, or 0 for twice the log's memory size.");
+        }
+
         string? directory = ResolveDirectory(options.LogDirectory, problems);
         string? prefix = ResolvePrefix(options.LogFileNamePrefix, problems);
 
@@ -66,7 +76,9 @@ internal static class StoreSettingsValidator
             directory!,
             prefix!,
             options.DeleteLogOnClose,
-            options.SessionPoolSize);
+            options.SessionPoolSize,
+            options.TimeBetweenLogCompactionsMS > 0 ? TimeSpan.FromMilliseconds(options.TimeBetweenLogCompactionsMS) : null,
+            options.InitialLogCompactionThresholdBytes > 0 ? options.InitialLogCompactionThresholdBytes : 2L << options.MemorySizeBits);
     }
 
     private static string? ResolveDirectory(string? logDirectory, List<string> problems)

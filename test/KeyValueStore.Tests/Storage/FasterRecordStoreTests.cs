@@ -1,3 +1,4 @@
+using KeyValueStore.Tests.Support;
 using System;
 using System.Collections.Concurrent;
 using System.IO;

@@ -1,3 +1,4 @@
+using KeyValueStore.Tests.Support;
 using System.Linq;
 using System.IO;
 using KeyValueStore.Storage;

@@ -1,4 +1,6 @@
+using System;
 using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
@@ -6,7 +8,10 @@ namespace KeyValueStore.Tests.Storage;
 /// <summary>Opens real FASTER-backed stores in a test's own directory.</summary>
 internal static class StoreFactory
 {
-    /// <summary>4 KB pages and 8 KB of memory, as in the reference's low-memory benchmarks: almost everything lives on disk.</summary>
+    /// <summary>
+    /// 4 KB pages and 8 KB of memory, as in the reference's low-memory benchmarks: almost everything lives on disk.
+    /// Scheduled compaction is off, so tests that want it turn it on explicitly.
+    /// </summary>
     public static MixedStorageKVStoreOptions LowMemory(string directory) => new()
     {
         LogDirectory = directory,
@@ -15,8 +20,9 @@ internal static class StoreFactory
         MemorySizeBits = 13,
         SegmentSizeBits = 20,
         IndexNumBuckets = 1 << 16,
+        TimeBetweenLogCompactionsMS = -1,
     };
 
-    public static FasterRecordStore Open(MixedStorageKVStoreOptions options) =>
-        new(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+    public static FasterRecordStore Open(MixedStorageKVStoreOptions options, ILogger? logger = null, TimeProvider? timeProvider = null) =>
+        new(StoreSettingsValidator.Validate(options), logger ?? NullLogger.Instance, timeProvider);
 }

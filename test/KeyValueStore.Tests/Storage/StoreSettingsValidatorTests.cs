@@ -1,3 +1,4 @@
+using KeyValueStore.Tests.Support;
 using System;
 using System.IO;
 using KeyValueStore.Storage;

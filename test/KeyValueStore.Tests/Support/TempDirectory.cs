@@ -1,7 +1,7 @@
 using System;
 using System.IO;
 
-namespace KeyValueStore.Tests;
+namespace KeyValueStore.Tests.Support;
 
 /// <summary>A fresh directory per test, deleted afterwards, so tests share no files.</summary>
 public sealed class TempDirectory : IDisposable

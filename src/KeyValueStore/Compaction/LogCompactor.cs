@@ -1,0 +1,193 @@
+using System;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Diagnostics;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging;
+
+namespace KeyValueStore.Compaction;
+
+/// <summary>
+/// Compacts the log and gives the disk space back: on a timer, following <see cref="CompactionThresholdPolicy"/>,
+/// and on demand. One compaction runs at a time.
+/// </summary>
+/// <remarks>
+/// In FASTER 2.x, <c>Compact</c> copies live records from the old part of the log to the tail and shifts
+/// the begin address, but deletes no file. The segment files below the begin address are deleted only
+/// by a truncation, which this compactor requests right after each compaction (<see cref="LogAccessor{Key, Value}.Truncate"/>:
+/// FASTER defers the deletion until no thread can still be reading those segments).
+/// That is safe while the store takes no checkpoints; once it does, truncation must wait for a
+/// checkpoint that no longer needs the segments.
+/// Lookup compaction is used rather than Scan: Scan builds a temporary in-memory index of the whole
+/// compacted range, which would break the store's memory bound.
+/// </remarks>
+internal sealed class LogCompactor : IAsyncDisposable
+{
+    private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly Func<StoreSession> _newSession;
+    private readonly LogFileLayout? _layout;
+    private readonly int _segmentSizeBits;
+    private readonly CompactionThresholdPolicy _policy;
+    private readonly TimeProvider _timeProvider;
+    private readonly ILogger _logger;
+    private readonly SemaphoreSlim _oneAtATime = new(1, 1);
+    private readonly CancellationTokenSource _stopping = new();
+    private Task _schedule = Task.CompletedTask;
+    private int _disposed;
+
+    public LogCompactor(
+        FasterKV<SpanByte, SpanByte> store,
+        Func<StoreSession> newSession,
+        LogFileLayout? layout,
+        int segmentSizeBits,
+        CompactionThresholdPolicy policy,
+        TimeProvider timeProvider,
+        ILogger logger)
+    {
+        _store = store;
+        _newSession = newSession;
+        _layout = layout;
+        _segmentSizeBits = segmentSizeBits;
+        _policy = policy;
+        _timeProvider = timeProvider;
+        _logger = logger;
+    }
+
+    public long ThresholdBytes => _policy.ThresholdBytes;
+
+    /// <summary>Starts compacting every <paramref name="interval"/> of the injected clock.</summary>
+    public void Start(TimeSpan interval) => _schedule = RunScheduleAsync(interval, _stopping.Token);
+
+    /// <summary>
+    /// Runs one scheduled step now: measure, then skip or compact the oldest fifth as the policy says.
+    /// The timer calls this; tests call it to drive the policy without waiting.
+    /// </summary>
+    public async Task RunScheduledStepAsync(CancellationToken cancellationToken = default)
+    {
+        await EnterAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            long begin = _store.Log.BeginAddress;
+            long region = _store.Log.SafeReadOnlyAddress - begin;
+            if (!_policy.ShouldCompact(region))
+            {
+                Log.CompactionSkipped(_logger, region, _policy.ThresholdBytes);
+                return;
+            }
+
+            CompactionResult result = await Task.Run(() => CompactUntil(begin + (region / CompactionThresholdPolicy.RegionFraction)), cancellationToken).ConfigureAwait(false);
+            if (result.Compacted)
+            {
+                long oldThreshold = _policy.ThresholdBytes;
+                if (_policy.RecordCompaction() is long raised)
+                {
+                    Log.CompactionThresholdRaised(_logger, oldThreshold, raised);
+                }
+            }
+        }
+        finally
+        {
+            _oneAtATime.Release();
+        }
+    }
+
+    /// <summary>Compacts the whole safe-read-only region now, whatever the threshold, and truncates the files below it.</summary>
+    public async Task<CompactionResult> CompactNowAsync(CancellationToken cancellationToken = default)
+    {
+        await EnterAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            return await Task.Run(() => CompactUntil(_store.Log.SafeReadOnlyAddress), cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            _oneAtATime.Release();
+        }
+    }
+
+    /// <summary>Stops the timer and waits for a compaction in progress to finish. Idempotent.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        try
+        {
+            await _schedule.ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        // An on-demand compaction may still hold the lock: waiting for the lock waits for it. Callers that
+        // get the lock after this see _disposed and throw instead of touching a store about to be released.
+        await _oneAtATime.WaitAsync().ConfigureAwait(false);
+        _oneAtATime.Release();
+        _stopping.Dispose();
+    }
+
+    private async Task EnterAsync(CancellationToken cancellationToken)
+    {
+        await _oneAtATime.WaitAsync(cancellationToken).ConfigureAwait(false);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            _oneAtATime.Release();
+            throw new ObjectDisposedException(nameof(LogCompactor), "The store has been disposed; create a new store to continue.");
+        }
+    }
+
+    private async Task RunScheduleAsync(TimeSpan interval, CancellationToken stopping)
+    {
+        using var timer = new PeriodicTimer(interval, _timeProvider);
+        while (await timer.WaitForNextTickAsync(stopping).ConfigureAwait(false))
+        {
+            try
+            {
+                await RunScheduledStepAsync(stopping).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException && Volatile.Read(ref _disposed) != 0)
+            {
+                return;
+            }
+            catch (Exception e)
+            {
+                // A failed compaction loses nothing: the records it did not move are still where they were.
+                Log.CompactionFailed(_logger, e);
+            }
+        }
+    }
+
+    private CompactionResult CompactUntil(long untilAddress)
+    {
+        long begin = _store.Log.BeginAddress;
+        if (untilAddress <= begin)
+        {
+            return new CompactionResult(false, 0, 0, 0);
+        }
+
+        long logBytesBefore = _store.Log.TailAddress - begin;
+        long started = _timeProvider.GetTimestamp();
+        using (StoreSession session = _newSession())
+        {
+            session.Compact(untilAddress, CompactionType.Lookup);
+        }
+
+        long diskBytesFreed = DiskBytesBelow(_store.Log.BeginAddress);
+        _store.Log.Truncate();
+        var result = new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - _store.Log.BeginAddress, diskBytesFreed);
+        Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
+        return result;
+    }
+
+    /// <summary>Sums the segment files wholly below <paramref name="beginAddress"/>: those a truncation to it deletes.</summary>
+    private long DiskBytesBelow(long beginAddress)
+    {
+        long firstLiveSegment = beginAddress >> _segmentSizeBits;
+        return _layout?.Segments().Where(segment => segment.Number < firstLiveSegment).Sum(segment => segment.Length) ?? 0;
+    }
+}

@@ -1,0 +1,301 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Compaction;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.Tests.Compaction;
+
+public class LogCompactorTests
+{
+    private const int SkippedEvent = 10;
+    private const int CompactedEvent = 11;
+    private const int ThresholdRaisedEvent = 12;
+
+    private static byte[] Key(int i) => BitConverter.GetBytes(i);
+
+    private static async Task<byte[]?> ReadBytesAsync(FasterRecordStore store, int key)
+    {
+        (bool found, PooledBuffer value) = await store.ReadAsync(Key(key));
+        if (!found)
+        {
+            return null;
+        }
+
+        byte[] copy = value.Span.ToArray();
+        value.Return();
+        return copy;
+    }
+
+    private static long DirectoryBytes(string directory) =>
+        new DirectoryInfo(directory).EnumerateFiles("*", SearchOption.AllDirectories).Sum(file => file.Length);
+
+    /// <summary>FASTER deletes truncated segments on a background task; wait (bounded) until none below the begin address is left.</summary>
+    private static async Task WaitForTruncationAsync(FasterRecordStore store, int segmentSizeBits)
+    {
+        for (int attempt = 0; attempt < 12_000; attempt++)
+        {
+            long firstLiveSegment = store.FasterKV.Log.BeginAddress >> segmentSizeBits;
+            if (store.Layout!.Segments().All(segment => segment.Number >= firstLiveSegment))
+            {
+                return;
+            }
+
+            await Task.Delay(10);
+        }
+
+        throw new TimeoutException("truncated segment files were not deleted within two minutes");
+    }
+
+    private static async Task WaitForEventAsync(RecordingLogger logger, Func<IReadOnlyList<int>, bool> condition)
+    {
+        for (int attempt = 0; attempt < 12_000 && !condition(logger.EventIds); attempt++)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.True(condition(logger.EventIds), "expected log events did not arrive: " + string.Join(",", logger.EventIds));
+    }
+
+    [Fact]
+    public async Task OverwriteHeavyWorkload_AfterCompaction_FilesHoldAtMostThreeTimesTheLiveData()
+    {
+        using var temp = new TempDirectory();
+        const int Keys = 10_000;
+        const int Overwrites = 50;
+        const int ValueSize = 1024;
+        const int SegmentSizeBits = 20;
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.PageSizeBits = 16;
+        options.MemorySizeBits = 20;      // 1 MB in memory
+        options.SegmentSizeBits = SegmentSizeBits;
+        await using var store = StoreFactory.Open(options);
+        long diskBytesFreed = 0;
+
+        for (int round = 0; round < Overwrites; round++)
+        {
+            await Task.WhenAll(Enumerable.Range(0, Keys).Select(key =>
+            {
+                byte[] value = new byte[ValueSize];
+                BitConverter.TryWriteBytes(value, key);
+                BitConverter.TryWriteBytes(value.AsSpan(4), round);
+                return store.UpsertAsync(Key(key), value).AsTask();
+            }));
+
+            if (round % 5 == 4)
+            {
+                diskBytesFreed += (await store.CompactAsync()).DiskBytesFreed;
+            }
+        }
+
+        await WaitForTruncationAsync(store, SegmentSizeBits);
+
+        long liveBytes = Keys * (long)(sizeof(int) + ValueSize);
+        long writtenBytes = liveBytes * Overwrites;
+        long onDisk = DirectoryBytes(temp.Path);
+        Assert.True(diskBytesFreed > writtenBytes / 2, $"compaction released only {diskBytesFreed} of {writtenBytes} bytes written");
+        Assert.True(onDisk <= 3 * liveBytes, $"{onDisk} bytes of files for {liveBytes} bytes of live data");
+
+        for (int key = 0; key < Keys; key++)
+        {
+            byte[]? value = await ReadBytesAsync(store, key);
+            Assert.NotNull(value);
+            Assert.Equal(key, BitConverter.ToInt32(value, 0));
+            Assert.Equal(Overwrites - 1, BitConverter.ToInt32(value, 4));
+        }
+    }
+
+    [Fact]
+    public async Task Compaction_NeverResurrectsDeletedKeys_NorRevertsUpdatedOnes()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Keys = 3_000;
+        for (int key = 0; key < Keys; key++)
+        {
+            await store.UpsertAsync(Key(key), Encoding.UTF8.GetBytes($"v1-{key}"));
+        }
+
+        for (int key = 0; key < Keys; key += 2)
+        {
+            Assert.True(await store.DeleteAsync(Key(key)));
+        }
+
+        for (int key = 0; key < Keys; key += 3)
+        {
+            await store.UpsertAsync(Key(key), Encoding.UTF8.GetBytes($"v2-{key}"));
+        }
+
+        for (int pass = 0; pass < 3; pass++)
+        {
+            CompactionResult result = await store.CompactAsync();
+            Assert.True(pass > 0 || result.Compacted);
+
+            for (int key = 0; key < Keys; key++)
+            {
+                string? expected = key % 3 == 0 ? $"v2-{key}" : key % 2 == 0 ? null : $"v1-{key}";
+                byte[]? actual = await ReadBytesAsync(store, key);
+                Assert.Equal(expected, actual is null ? null : Encoding.UTF8.GetString(actual));
+            }
+        }
+    }
+
+    [Fact]
+    public async Task CompactionRunningBesideConcurrentWritersAndDeleters_LeavesExactlyTheModel()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.MemorySizeBits = 14;
+        await using var store = StoreFactory.Open(options);
+        const int Workers = 4;
+        const int KeysPerWorker = 300;
+        const int OperationsPerWorker = 6_000;
+        var models = new Dictionary<int, string>[Workers];
+        var wrongDeleteStatuses = new List<string>();
+        using var start = new Barrier(Workers + 1);
+        int writersDone = 0;
+        int compactions = 0;
+
+        Task compactor = Task.Run(async () =>
+        {
+            start.SignalAndWait();
+            while (Volatile.Read(ref writersDone) < Workers)
+            {
+                if ((await store.CompactAsync()).Compacted)
+                {
+                    compactions++;
+                }
+            }
+        });
+
+        Task[] writers = Enumerable.Range(0, Workers).Select(worker => Task.Run(async () =>
+        {
+            // Each worker owns the keys congruent to it, so its model is exact without locks.
+            var model = models[worker] = new Dictionary<int, string>();
+            var random = new Random(1234 + worker);
+            start.SignalAndWait();
+            for (int op = 0; op < OperationsPerWorker; op++)
+            {
+                int key = (random.Next(KeysPerWorker) * Workers) + worker;
+                if (random.Next(10) < 7)
+                {
+                    string value = $"{key}:{op}:" + new string('x', random.Next(200));
+                    await store.UpsertAsync(Key(key), Encoding.UTF8.GetBytes(value));
+                    model[key] = value;
+                }
+                else
+                {
+                    bool existed = await store.DeleteAsync(Key(key));
+                    if (existed != model.Remove(key))
+                    {
+                        lock (wrongDeleteStatuses)
+                        {
+                            wrongDeleteStatuses.Add($"key {key} op {op}: store said {existed}");
+                        }
+                    }
+                }
+            }
+
+            Interlocked.Increment(ref writersDone);
+        })).ToArray();
+
+        await Task.WhenAll(writers.Append(compactor)).WaitAsync(TimeSpan.FromMinutes(5));
+
+        Assert.True(compactions > 0, "the test needs compactions to have overlapped the writers");
+        Assert.Empty(wrongDeleteStatuses);
+        for (int worker = 0; worker < Workers; worker++)
+        {
+            for (int slot = 0; slot < KeysPerWorker; slot++)
+            {
+                int key = (slot * Workers) + worker;
+                byte[]? actual = await ReadBytesAsync(store, key);
+                Assert.Equal(models[worker].GetValueOrDefault(key), actual is null ? null : Encoding.UTF8.GetString(actual));
+            }
+        }
+    }
+
+    [Fact]
+    public async Task ScheduledSteps_SkipWhenSmall_CompactWhenLarge_AndRaiseTheThresholdAfterFive()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.InitialLogCompactionThresholdBytes = 1;
+        var logger = new RecordingLogger();
+        await using var store = StoreFactory.Open(options, logger);
+
+        await store.Compactor.RunScheduledStepAsync(); // empty log: nothing read-only yet
+        for (int key = 0; key < 5_000; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[100]);
+        }
+
+        for (int step = 0; step < CompactionThresholdPolicy.CompactionsBeforeRaise; step++)
+        {
+            await store.Compactor.RunScheduledStepAsync();
+        }
+
+        Assert.Equal(
+            new[] { SkippedEvent, CompactedEvent, CompactedEvent, CompactedEvent, CompactedEvent, CompactedEvent, ThresholdRaisedEvent },
+            logger.EventIds.Where(id => id is >= SkippedEvent and <= ThresholdRaisedEvent));
+        Assert.Equal(2, store.Compactor.ThresholdBytes);
+        Assert.Contains(logger.Events, e => e.Id.Id == ThresholdRaisedEvent && e.Message.Contains("from 1 to 2", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task DefaultThreshold_IsTwiceTheMemorySize()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        Assert.Equal(2 * (1L << 13), store.Compactor.ThresholdBytes);
+    }
+
+    [Fact]
+    public async Task Timer_RunsAScheduledStepEachIntervalOfTheInjectedClock()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.TimeBetweenLogCompactionsMS = 60_000;
+        options.InitialLogCompactionThresholdBytes = 1;
+        var logger = new RecordingLogger();
+        var clock = new ManualTimeProvider();
+        await using var store = StoreFactory.Open(options, logger, clock);
+        for (int key = 0; key < 2_000; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[100]);
+        }
+
+        clock.Advance(TimeSpan.FromSeconds(59));
+        Assert.DoesNotContain(CompactedEvent, logger.EventIds);
+
+        clock.Advance(TimeSpan.FromSeconds(1));
+        await WaitForEventAsync(logger, ids => ids.Count(id => id == CompactedEvent) == 1);
+
+        clock.Advance(TimeSpan.FromSeconds(60));
+        await WaitForEventAsync(logger, ids => ids.Count(id => id == CompactedEvent) == 2);
+    }
+
+    [Fact]
+    public async Task Dispose_WaitsForACompactionInProgress()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        for (int key = 0; key < 20_000; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[64]);
+        }
+
+        Task<CompactionResult> compaction = store.CompactAsync();
+        await store.DisposeAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(2));
+
+        Assert.True(compaction.IsCompletedSuccessfully, $"compaction was {compaction.Status} when disposal finished");
+        Assert.True((await compaction).Compacted);
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => store.CompactAsync());
+    }
+}

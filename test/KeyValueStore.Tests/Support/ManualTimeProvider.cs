@@ -1,0 +1,100 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+
+namespace KeyValueStore.Tests.Support;
+
+/// <summary>A clock that moves only when a test calls <see cref="Advance"/>, firing the timers that fall due.</summary>
+internal sealed class ManualTimeProvider : TimeProvider
+{
+    private readonly List<ManualTimer> _timers = new();
+    private DateTimeOffset _now = new(2026, 1, 1, 0, 0, 0, TimeSpan.Zero);
+
+    public override DateTimeOffset GetUtcNow()
+    {
+        lock (_timers)
+        {
+            return _now;
+        }
+    }
+
+    public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+    {
+        var timer = new ManualTimer(this, callback, state);
+        lock (_timers)
+        {
+            timer.Schedule(_now, dueTime, period);
+            _timers.Add(timer);
+        }
+
+        return timer;
+    }
+
+    public void Advance(TimeSpan by)
+    {
+        var due = new List<ManualTimer>();
+        lock (_timers)
+        {
+            _now += by;
+            foreach (ManualTimer timer in _timers)
+            {
+                while (timer.TryFire(_now))
+                {
+                    due.Add(timer);
+                }
+            }
+        }
+
+        foreach (ManualTimer timer in due)
+        {
+            timer.Invoke();
+        }
+    }
+
+    private void Remove(ManualTimer timer)
+    {
+        lock (_timers)
+        {
+            _timers.Remove(timer);
+        }
+    }
+
+    private sealed class ManualTimer(ManualTimeProvider owner, TimerCallback callback, object? state) : ITimer
+    {
+        private DateTimeOffset? _nextDue;
+        private TimeSpan _period;
+
+        public void Schedule(DateTimeOffset now, TimeSpan dueTime, TimeSpan period)
+        {
+            _nextDue = dueTime == Timeout.InfiniteTimeSpan ? null : now + dueTime;
+            _period = period;
+        }
+
+        public bool TryFire(DateTimeOffset now)
+        {
+            if (_nextDue is not DateTimeOffset due || due > now)
+            {
+                return false;
+            }
+
+            _nextDue = _period == Timeout.InfiniteTimeSpan || _period == TimeSpan.Zero ? null : due + _period;
+            return true;
+        }
+
+        public void Invoke() => callback(state);
+
+        public bool Change(TimeSpan dueTime, TimeSpan period)
+        {
+            Schedule(owner.GetUtcNow(), dueTime, period);
+            return true;
+        }
+
+        public void Dispose() => owner.Remove(this);
+
+        public System.Threading.Tasks.ValueTask DisposeAsync()
+        {
+            Dispose();
+            return default;
+        }
+    }
+}
