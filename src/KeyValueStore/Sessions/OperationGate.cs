@@ -24,12 +24,23 @@ internal sealed class OperationGate
     /// <summary>Enters, or throws <see cref="ObjectDisposedException"/> if the gate has closed.</summary>
     public void Enter(object owner)
     {
+        if (!TryEnter())
+        {
+            throw new ObjectDisposedException(owner.GetType().Name, "The store has been disposed; create a new store to continue.");
+        }
+    }
+
+    /// <summary>Enters and returns true, or returns false if the gate has closed. A true return must be paired with <see cref="Exit"/>.</summary>
+    public bool TryEnter()
+    {
         long state = Interlocked.Add(ref _state, OneOperation);
         if ((state & ClosedFlag) != 0)
         {
             Exit();
-            throw new ObjectDisposedException(owner.GetType().Name, "The store has been disposed; create a new store to continue.");
+            return false;
         }
+
+        return true;
     }
 
     public void Exit()

@@ -12,7 +12,9 @@ internal static class FasterLogFactory
         layout.EnsureWritable();
 
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
-        IDevice device = Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose);
+        // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
+        IDevice device = new TruncationSafeDevice(
+            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose));
         try
         {
             var logSettings = new LogSettings

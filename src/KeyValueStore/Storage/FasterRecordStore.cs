@@ -32,6 +32,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly LogFileLayout? _ownedLayout;
     private readonly ILogger _logger;
+    private readonly EpochNudger _epochNudger;
     private readonly long _pageSizeBytes;
 
     /// <summary>Opens a store on files it creates and owns, as <paramref name="settings"/> say.</summary>
@@ -43,6 +44,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         _deleteLogOnClose = settings.DeleteLogOnClose;
         _pageSizeBytes = settings.PageSizeBytes;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
+        _epochNudger = new EpochNudger(NewSession(), timeProvider ?? TimeProvider.System);
         Log.StoreOpened(logger, _ownedLayout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
         Compactor = StartCompactor(settings, timeProvider);
     }
@@ -58,6 +60,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         FasterKV = fasterKV;
         _pageSizeBytes = settings.PageSizeBytes;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
+        _epochNudger = new EpochNudger(NewSession(), timeProvider ?? TimeProvider.System);
         Log.StoreOpenedOnSuppliedFasterKV(logger);
         Compactor = StartCompactor(settings, timeProvider);
     }
@@ -86,10 +89,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await PinnedRecord.UpsertAsync(session, key.Span, value.Span, cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, key.Span, value.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
-                    result = await result.CompleteAsync(cancellationToken).ConfigureAwait(false);
+                    result = await _epochNudger.WaitAsync(result.CompleteAsync(cancellationToken), cancellationToken).ConfigureAwait(false);
                 }
             }
             finally
@@ -112,7 +115,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await PinnedRecord.ReadAsync(session, key.Span, cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
                 (Status status, PooledBuffer value) = result.Complete();
                 return status.Found ? (true, value) : (false, default);
             }
@@ -136,10 +139,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await PinnedRecord.DeleteAsync(session, key.Span, cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, key.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
-                    result = await result.CompleteAsync(cancellationToken).ConfigureAwait(false);
+                    result = await _epochNudger.WaitAsync(result.CompleteAsync(cancellationToken), cancellationToken).ConfigureAwait(false);
                 }
 
                 return result.Status.Found;
@@ -195,6 +198,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             await Compactor.DisposeAsync().ConfigureAwait(false);
             await _gate.WhenDrained.ConfigureAwait(false);
             _sessions.Dispose();
+            _epochNudger.Dispose();
             if (_ownedDevice is not null)
             {
                 FasterKV.Dispose();

@@ -1,0 +1,63 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.Tests.Storage;
+
+public class EpochNudgerTests
+{
+    private static EpochNudger NewNudger(FasterRecordStore store, TimeProvider clock)
+    {
+        var functions = new RecordFunctions();
+        return new EpochNudger(store.FasterKV.For(functions).NewSession<RecordFunctions>(functions), clock);
+    }
+
+    [Fact]
+    public async Task AnOperationThatKeepsWaiting_RefreshesTheEpochEachInterval_ThenReturnsItsResult()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        var clock = new ManualTimeProvider();
+        using var nudger = NewNudger(store, clock);
+        var operation = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        ValueTask<int> waiting = nudger.WaitAsync(new ValueTask<int>(operation.Task), CancellationToken.None);
+        for (int interval = 1; interval <= 3; interval++)
+        {
+            clock.Advance(EpochNudger.Interval);
+            await WaitUntilAsync(() => nudger.NudgeCount == interval);
+        }
+
+        operation.SetResult(42);
+
+        Assert.Equal(42, await waiting);
+        Assert.Equal(3, nudger.NudgeCount);
+    }
+
+    [Fact]
+    public async Task AnOperationThatCompletedSynchronously_IsNeverNudged()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        var clock = new ManualTimeProvider();
+        using var nudger = NewNudger(store, clock);
+
+        int result = await nudger.WaitAsync(new ValueTask<int>(7), CancellationToken.None);
+        clock.Advance(TimeSpan.FromSeconds(1));
+
+        Assert.Equal(7, result);
+        Assert.Equal(0, nudger.NudgeCount);
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        for (int attempt = 0; attempt < 6_000 && !condition(); attempt++)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.True(condition());
+    }
+}
