@@ -1,0 +1,16 @@
+using System;
+using System.Threading.Tasks;
+using BenchmarkDotNet.Running;
+using KeyValueStore.Benchmarks;
+using KeyValueStore.Benchmarks.Compaction;
+
+// Two kinds of measurement live here:
+//   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*'   BenchmarkDotNet suites
+//   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- disk-timeline  disk use over time, as a table
+if (args.Length > 0 && args[0] == "disk-timeline")
+{
+    return await DiskUsageTimeline.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
+}
+
+BenchmarkSwitcher.FromAssembly(typeof(BenchmarkConfig).Assembly).Run(args, new BenchmarkConfig());
+return 0;
