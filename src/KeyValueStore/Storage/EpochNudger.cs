@@ -41,8 +41,11 @@ internal sealed class EpochNudger : IDisposable
     /// <summary>Gets how many refreshes have been made; for tests and diagnostics.</summary>
     public long NudgeCount => Interlocked.Read(ref _nudges);
 
-    /// <summary>Awaits a FASTER operation, refreshing the epoch each time it has waited <see cref="Interval"/> without finishing.</summary>
-    public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation, CancellationToken cancellationToken)
+    /// <summary>
+    /// Awaits a FASTER operation, refreshing the epoch each time it has waited <see cref="Interval"/> without finishing.
+    /// Deliberately not cancellable: an operation issued to FASTER must finish before its session is reused.
+    /// </summary>
+    public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation)
     {
         if (operation.IsCompleted)
         {
@@ -54,7 +57,7 @@ internal sealed class EpochNudger : IDisposable
         {
             try
             {
-                return await task.WaitAsync(Interval, _timeProvider, cancellationToken).ConfigureAwait(false);
+                return await task.WaitAsync(Interval, _timeProvider).ConfigureAwait(false);
             }
             catch (TimeoutException)
             {

@@ -19,6 +19,9 @@ namespace KeyValueStore.Storage;
 /// from the bounded <see cref="SessionPool{TSession}"/>, issues the FASTER call through
 /// <see cref="PinnedRecord"/>, awaits it if it went to disk, and gives the session back in a
 /// <c>finally</c>. Buffers passed in must stay unchanged until the returned task completes.
+/// Cancellation applies while an operation waits for a session. Once the operation is issued to
+/// FASTER it runs to completion, because abandoning it would hand its session to another caller
+/// while FASTER still uses it.
 /// </remarks>
 internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 {
@@ -89,10 +92,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, key.Span, value.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, key.Span, value.Span)).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
-                    result = await _epochNudger.WaitAsync(result.CompleteAsync(cancellationToken), cancellationToken).ConfigureAwait(false);
+                    result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
                 }
             }
             finally
@@ -115,7 +118,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
                 (Status status, PooledBuffer value) = result.Complete();
                 return status.Found ? (true, value) : (false, default);
             }
@@ -139,10 +142,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, key.Span, cancellationToken), cancellationToken).ConfigureAwait(false);
+                var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, key.Span)).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
-                    result = await _epochNudger.WaitAsync(result.CompleteAsync(cancellationToken), cancellationToken).ConfigureAwait(false);
+                    result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
                 }
 
                 return result.Status.Found;

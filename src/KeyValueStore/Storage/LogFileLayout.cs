@@ -69,9 +69,6 @@ internal sealed class LogFileLayout
         return segments;
     }
 
-    /// <summary>Lists the paths of the segment files that exist now, in segment order.</summary>
-    public IReadOnlyList<string> SegmentFiles() => Segments().Select(segment => segment.Path).ToList();
-
     private static bool TryGetLength(FileInfo file, out long length)
     {
         try

@@ -1,5 +1,4 @@
 using System;
-using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 
@@ -23,36 +22,36 @@ internal static unsafe class PinnedRecord
     }
 
     public static ValueTask<FasterKV<SpanByte, SpanByte>.UpsertAsyncResult<SpanByte, PooledBuffer, Empty>> UpsertAsync(
-        StoreSession session, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, CancellationToken cancellationToken)
+        StoreSession session, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         fixed (byte* keyPointer = key)
         fixed (byte* valuePointer = value)
         {
             var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
             var valueSpanByte = SpanByte.FromPointer(valuePointer, value.Length);
-            return session.UpsertAsync(ref keySpanByte, ref valueSpanByte, token: cancellationToken);
+            return session.UpsertAsync(ref keySpanByte, ref valueSpanByte);
         }
     }
 
     public static ValueTask<FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty>> ReadAsync(
-        StoreSession session, ReadOnlySpan<byte> key, CancellationToken cancellationToken)
+        StoreSession session, ReadOnlySpan<byte> key)
     {
         fixed (byte* keyPointer = key)
         {
             var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
-            return session.ReadAsync(ref keySpanByte, token: cancellationToken);
+            return session.ReadAsync(ref keySpanByte);
         }
     }
 
     /// <summary>Deletes through RMW so the status says whether a live record existed; see <see cref="RecordFunctions"/>.</summary>
     public static ValueTask<FasterKV<SpanByte, SpanByte>.RmwAsyncResult<SpanByte, PooledBuffer, Empty>> DeleteAsync(
-        StoreSession session, ReadOnlySpan<byte> key, CancellationToken cancellationToken)
+        StoreSession session, ReadOnlySpan<byte> key)
     {
         fixed (byte* keyPointer = key)
         {
             var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
             SpanByte noInput = default;
-            return session.RMWAsync(ref keySpanByte, ref noInput, token: cancellationToken);
+            return session.RMWAsync(ref keySpanByte, ref noInput);
         }
     }
 }

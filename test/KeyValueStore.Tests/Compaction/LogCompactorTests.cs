@@ -36,32 +36,14 @@ public class LogCompactorTests
     private static long DirectoryBytes(string directory) =>
         new DirectoryInfo(directory).EnumerateFiles("*", SearchOption.AllDirectories).Sum(file => file.Length);
 
-    /// <summary>FASTER deletes truncated segments on a background task; wait (bounded) until none below the begin address is left.</summary>
-    private static async Task WaitForTruncationAsync(FasterRecordStore store, int segmentSizeBits)
-    {
-        for (int attempt = 0; attempt < 12_000; attempt++)
-        {
-            long firstLiveSegment = store.FasterKV.Log.BeginAddress >> segmentSizeBits;
-            if (store.Layout!.Segments().All(segment => segment.Number >= firstLiveSegment))
-            {
-                return;
-            }
+    /// <summary>FASTER deletes truncated segments on a background task; wait until none below the begin address is left.</summary>
+    private static Task WaitForTruncationAsync(FasterRecordStore store, int segmentSizeBits) =>
+        Eventually.TrueAsync(
+            () => store.Layout!.Segments().All(segment => segment.Number >= store.FasterKV.Log.BeginAddress >> segmentSizeBits),
+            () => "truncated segment files were not deleted");
 
-            await Task.Delay(10);
-        }
-
-        throw new TimeoutException("truncated segment files were not deleted within two minutes");
-    }
-
-    private static async Task WaitForEventAsync(RecordingLogger logger, Func<IReadOnlyList<int>, bool> condition)
-    {
-        for (int attempt = 0; attempt < 12_000 && !condition(logger.EventIds); attempt++)
-        {
-            await Task.Delay(10);
-        }
-
-        Assert.True(condition(logger.EventIds), "expected log events did not arrive: " + string.Join(",", logger.EventIds));
-    }
+    private static Task WaitForEventAsync(RecordingLogger logger, Func<IReadOnlyList<int>, bool> condition) =>
+        Eventually.TrueAsync(() => condition(logger.EventIds), () => "expected log events did not arrive: " + string.Join(",", logger.EventIds));
 
     [Fact]
     public async Task OverwriteHeavyWorkload_AfterCompaction_FilesHoldAtMostThreeTimesTheLiveData()

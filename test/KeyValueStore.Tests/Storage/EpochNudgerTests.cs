@@ -23,11 +23,11 @@ public class EpochNudgerTests
         using var nudger = NewNudger(store, clock);
         var operation = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        ValueTask<int> waiting = nudger.WaitAsync(new ValueTask<int>(operation.Task), CancellationToken.None);
+        ValueTask<int> waiting = nudger.WaitAsync(new ValueTask<int>(operation.Task));
         for (int interval = 1; interval <= 3; interval++)
         {
             clock.Advance(EpochNudger.Interval);
-            await WaitUntilAsync(() => nudger.NudgeCount == interval);
+            await Eventually.TrueAsync(() => nudger.NudgeCount == interval, () => $"expected {interval} nudges, saw {nudger.NudgeCount}");
         }
 
         operation.SetResult(42);
@@ -44,20 +44,10 @@ public class EpochNudgerTests
         var clock = new ManualTimeProvider();
         using var nudger = NewNudger(store, clock);
 
-        int result = await nudger.WaitAsync(new ValueTask<int>(7), CancellationToken.None);
+        int result = await nudger.WaitAsync(new ValueTask<int>(7));
         clock.Advance(TimeSpan.FromSeconds(1));
 
         Assert.Equal(7, result);
         Assert.Equal(0, nudger.NudgeCount);
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        for (int attempt = 0; attempt < 6_000 && !condition(); attempt++)
-        {
-            await Task.Delay(10);
-        }
-
-        Assert.True(condition());
     }
 }

@@ -4,6 +4,7 @@ using System.Collections.Concurrent;
 using System.IO;
 using System.Linq;
 using System.Text;
+using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
@@ -76,9 +77,9 @@ public class FasterRecordStoreTests
         // Only 8 KB of log stays in memory; all but the last few records must come from the segment files.
         Assert.True(store.FasterKV.Log.HeadAddress > store.FasterKV.Log.BeginAddress + (1L << 20),
             $"expected most of the log on disk; head {store.FasterKV.Log.HeadAddress}, begin {store.FasterKV.Log.BeginAddress}");
-        var segments = store.Layout!.SegmentFiles();
+        var segments = store.Layout!.Segments();
         Assert.True(segments.Count >= 2, $"expected the log spread over several 1 MB segments, found {segments.Count}");
-        Assert.All(segments, path => Assert.Matches(@"store\.log\.\d+$", Path.GetFileName(path)));
+        Assert.All(segments, segment => Assert.Matches(@"store\.log\.\d+$", Path.GetFileName(segment.Path)));
 
         string?[] values = await Task.WhenAll(Enumerable.Range(0, Count).Select(i => ReadStringAsync(store, Key(i))));
         for (int i = 0; i < Count; i++)
@@ -243,6 +244,60 @@ public class FasterRecordStoreTests
     }
 
     [Fact]
+    public async Task CancelledBeforeStart_ThrowsAndWritesNothing()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        using var cancelled = new CancellationTokenSource();
+        cancelled.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => store.UpsertAsync(Key(1), Value(1, "a"), cancelled.Token).AsTask());
+
+        Assert.Null(await ReadStringAsync(store, Key(1)));
+    }
+
+    [Fact]
+    public async Task CancellationsRacingAOneSessionPool_NeverLeakTheSession_NorLoseCompletedWrites()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.SessionPoolSize = 1;
+        await using var store = StoreFactory.Open(options);
+        var random = new Random(42);
+        var completed = new ConcurrentDictionary<int, bool>();
+
+        var operations = Enumerable.Range(0, 2_000).Select(async i =>
+        {
+            using var cancellation = new CancellationTokenSource();
+            Task upsert = store.UpsertAsync(Key(i), Value(i, "a"), cancellation.Token).AsTask();
+            if (i % 2 == 0)
+            {
+                cancellation.Cancel();
+            }
+
+            try
+            {
+                await upsert;
+                completed[i] = true;
+            }
+            catch (OperationCanceledException)
+            {
+            }
+        }).ToList();
+        await Task.WhenAll(operations).WaitAsync(TimeSpan.FromMinutes(2));
+
+        Assert.All(Enumerable.Range(0, 2_000).Where(i => i % 2 == 1), i => Assert.True(completed.ContainsKey(i), $"uncancelled upsert {i} did not complete"));
+        foreach (int key in completed.Keys)
+        {
+            Assert.Equal($"value-{key}-a", await ReadStringAsync(store, Key(key)));
+        }
+
+        // The only session came back every time, cancelled or not: a new operation still gets it.
+        await store.UpsertAsync(Key(-1), Value(-1, "after")).AsTask().WaitAsync(TimeSpan.FromMinutes(1));
+        Assert.Equal("value--1-after", await ReadStringAsync(store, Key(-1)));
+    }
+
+    [Fact]
     public async Task DisposeRacing1000InFlightOperations_CompletesThemOrRejectsThemCleanly()
     {
         using var temp = new TempDirectory();
@@ -313,11 +368,11 @@ public class FasterRecordStoreTests
             await store.UpsertAsync(Key(i), Value(i, "a"));
         }
 
-        int segmentsWhileOpen = store.Layout!.SegmentFiles().Count;
+        int segmentsWhileOpen = store.Layout!.Segments().Count;
         await store.DisposeAsync();
 
         Assert.True(segmentsWhileOpen >= 1);
-        Assert.Equal(deleteLogOnClose ? 0 : segmentsWhileOpen, store.Layout.SegmentFiles().Count);
+        Assert.Equal(deleteLogOnClose ? 0 : segmentsWhileOpen, store.Layout.Segments().Count);
     }
 
     [Fact]

@@ -24,7 +24,7 @@ public class LogFileLayoutTests
     }
 
     [Fact]
-    public void SegmentFiles_ListsOnlyThisPrefixsSegmentsInOrder()
+    public void Segments_ListsOnlyThisPrefixsSegmentsInOrder()
     {
         using var temp = new TempDirectory();
         foreach (string name in new[] { "p.log.10", "p.log.2", "p.log.x", "other.log.1", "p.log" })
@@ -34,6 +34,6 @@ public class LogFileLayoutTests
 
         var layout = new LogFileLayout(temp.Path, "p");
 
-        Assert.Equal(new[] { "p.log.2", "p.log.10" }, layout.SegmentFiles().Select(Path.GetFileName));
+        Assert.Equal(new[] { "p.log.2", "p.log.10" }, layout.Segments().Select(segment => Path.GetFileName(segment.Path)));
     }
 }
