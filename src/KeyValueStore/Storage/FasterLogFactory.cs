@@ -7,13 +7,13 @@ namespace KeyValueStore.Storage;
 /// </summary>
 internal static class FasterLogFactory
 {
-    public static (FasterKV<SpanByte, SpanByte> Store, IDevice Device) Create(StoreSettings settings, LogFileLayout layout)
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout)
     {
         layout.EnsureWritable();
 
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
-        IDevice device = new TruncationSafeDevice(
+        var device = new TruncationSafeDevice(
             Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose));
         try
         {

@@ -30,7 +30,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly RecordFunctions _functions = new();
     private readonly SessionPool<StoreSession> _sessions;
     private readonly OperationGate _gate = new();
-    private readonly IDevice? _ownedDevice;
+    private readonly TruncationSafeDevice? _ownedDevice;
     private readonly bool _deleteLogOnClose;
     private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly LogFileLayout? _ownedLayout;
@@ -204,6 +204,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             _epochNudger.Dispose();
             if (_ownedDevice is not null)
             {
+                // Truncations run inside the FasterKV's epoch: let them finish before it goes.
+                _ownedDevice.StopTruncations();
                 FasterKV.Dispose();
                 _ownedDevice.Dispose();
             }

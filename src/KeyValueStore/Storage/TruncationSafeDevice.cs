@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using FASTER.core;
 using KeyValueStore.Sessions;
 
@@ -14,15 +15,18 @@ namespace KeyValueStore.Storage;
 /// truncation) and <c>ManagedLocalStorageDevice.Dispose</c> both dispose the segment's handle pool,
 /// and two concurrent disposals of one pool can leave one waiting forever for a handle the other
 /// took. We saw exactly that hang in the compaction benchmark when a store closed right after a
-/// compaction. Here truncations pass an <see cref="OperationGate"/>: disposal closes the gate, waits
-/// for truncations in flight, and only then disposes the inner device. Truncations that arrive after
-/// the gate closed are dropped: the store is closing, and its segments are deleted on close anyway
-/// when <c>DeleteLogOnClose</c> is set.
+/// compaction. Here truncations pass an <see cref="OperationGate"/>. <see cref="StopTruncations"/>
+/// closes the gate and waits for those in flight; the store calls it before disposing its
+/// <c>FasterKV</c>, because a truncation runs inside the store's epoch, and waiting for one after the
+/// epoch is gone left it spinning on freed memory (the second hang we saw). Truncations that arrive
+/// after the gate closed are dropped: the store is closing, and its segments are deleted on close
+/// anyway when <c>DeleteLogOnClose</c> is set.
 /// </remarks>
 internal sealed class TruncationSafeDevice : IDevice
 {
     private readonly IDevice _inner;
     private readonly OperationGate _truncations = new();
+    private int _disposed;
 
     public TruncationSafeDevice(IDevice inner)
     {
@@ -85,12 +89,22 @@ internal sealed class TruncationSafeDevice : IDevice
 
     public void Reset() => _inner.Reset();
 
-    /// <summary>Waits for truncations in flight, then disposes the inner device. Idempotent.</summary>
+    /// <summary>
+    /// Drops truncations from now on and waits for those in flight. Call while the <c>FasterKV</c> the
+    /// device belongs to is still alive: truncations in flight need its epoch to finish. Idempotent.
+    /// </summary>
+    public void StopTruncations()
+    {
+        _truncations.Close();
+        _truncations.WhenDrained.GetAwaiter().GetResult();
+    }
+
+    /// <summary>Stops truncations (see <see cref="StopTruncations"/>), then disposes the inner device. Idempotent.</summary>
     public void Dispose()
     {
-        if (_truncations.Close())
+        StopTruncations();
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
-            _truncations.WhenDrained.GetAwaiter().GetResult();
             _inner.Dispose();
         }
     }
