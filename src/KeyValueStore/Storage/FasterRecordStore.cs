@@ -15,10 +15,10 @@ namespace KeyValueStore.Storage;
 /// concurrent callers. It knows nothing of serialization.
 /// </summary>
 /// <remarks>
-/// Each operation passes the <see cref="OperationGate"/> (so disposal can wait for it), rents a session
-/// from the bounded <see cref="SessionPool{TSession}"/>, issues the FASTER call through
-/// <see cref="PinnedRecord"/>, awaits it if it went to disk, and gives the session back in a
-/// <c>finally</c>. Buffers passed in must stay unchanged until the returned task completes.
+/// Each operation takes a <see cref="SessionLease"/>: it passes the <see cref="OperationGate"/> (so
+/// disposal can wait for it) and rents a session from the bounded <see cref="SessionPool{TSession}"/>.
+/// It issues the FASTER call through <see cref="PinnedRecord"/> and awaits it through the
+/// <see cref="EpochNudger"/> if it went pending. Disposing the lease returns both, also on exceptions. Buffers passed in must stay unchanged until the returned task completes.
 /// Cancellation applies while an operation waits for a session. Once the operation is issued to
 /// FASTER it runs to completion, because abandoning it would hand its session to another caller
 /// while FASTER still uses it.
@@ -40,16 +40,9 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>Opens a store on files it creates and owns, as <paramref name="settings"/> say.</summary>
     public FasterRecordStore(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
+        : this(OwnedLog.Create(settings), settings, logger, timeProvider)
     {
-        _logger = logger;
-        _ownedLayout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
-        (FasterKV, _ownedDevice) = FasterLogFactory.Create(settings, _ownedLayout);
-        _deleteLogOnClose = settings.DeleteLogOnClose;
-        _pageSizeBytes = settings.PageSizeBytes;
-        _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
-        _epochNudger = new EpochNudger(NewSession(), timeProvider ?? TimeProvider.System);
-        Log.StoreOpened(logger, _ownedLayout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
-        Compactor = StartCompactor(settings, timeProvider);
+        Log.StoreOpened(logger, _ownedLayout!.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
     }
 
     /// <summary>
@@ -58,13 +51,22 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// it is used to reject oversize records before FASTER sees them.
     /// </summary>
     public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
+        : this(new OwnedLog(fasterKV, null, null), settings, logger, timeProvider)
     {
+        Log.StoreOpenedOnSuppliedFasterKV(logger);
+    }
+
+    private FasterRecordStore(OwnedLog log, StoreSettings settings, ILogger logger, TimeProvider? timeProvider)
+    {
+        timeProvider ??= TimeProvider.System;
         _logger = logger;
-        FasterKV = fasterKV;
+        FasterKV = log.FasterKV;
+        _ownedDevice = log.Device;
+        _ownedLayout = log.Layout;
+        _deleteLogOnClose = settings.DeleteLogOnClose;
         _pageSizeBytes = settings.PageSizeBytes;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
-        _epochNudger = new EpochNudger(NewSession(), timeProvider ?? TimeProvider.System);
-        Log.StoreOpenedOnSuppliedFasterKV(logger);
+        _epochNudger = new EpochNudger(NewSession(), timeProvider);
         Compactor = StartCompactor(settings, timeProvider);
     }
 
@@ -86,79 +88,34 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             throw new RecordTooLargeException(recordSize, _pageSizeBytes);
         }
 
-        _gate.Enter(this);
-        try
+        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, value.Span)).ConfigureAwait(false);
+        while (result.Status.IsPending)
         {
-            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            try
-            {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, key.Span, value.Span)).ConfigureAwait(false);
-                while (result.Status.IsPending)
-                {
-                    result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
-                }
-            }
-            finally
-            {
-                _sessions.Return(session);
-            }
-        }
-        finally
-        {
-            _gate.Exit();
+            result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
         }
     }
 
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
     public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
-        _gate.Enter(this);
-        try
-        {
-            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            try
-            {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
-                (Status status, PooledBuffer value) = result.Complete();
-                return status.Found ? (true, value) : (false, default);
-            }
-            finally
-            {
-                _sessions.Return(session);
-            }
-        }
-        finally
-        {
-            _gate.Exit();
-        }
+        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
+        (Status status, PooledBuffer value) = result.Complete();
+        return status.Found ? (true, value) : (false, default);
     }
 
     /// <summary>Deletes a key. Returns true exactly when a live record existed, in memory or on disk.</summary>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
-        _gate.Enter(this);
-        try
+        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
+        while (result.Status.IsPending)
         {
-            StoreSession session = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            try
-            {
-                var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, key.Span)).ConfigureAwait(false);
-                while (result.Status.IsPending)
-                {
-                    result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
-                }
+            result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
+        }
 
-                return result.Status.Found;
-            }
-            finally
-            {
-                _sessions.Return(session);
-            }
-        }
-        finally
-        {
-            _gate.Exit();
-        }
+        return result.Status.Found;
     }
 
     /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
@@ -174,9 +131,6 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             _gate.Exit();
         }
     }
-
-    /// <summary>Throws <see cref="ObjectDisposedException"/> if the store is closing or closed.</summary>
-    public void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
@@ -237,5 +191,43 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         return compactor;
     }
 
+    /// <summary>Admits an operation and rents it a session; disposing the lease gives both back.</summary>
+    private async ValueTask<SessionLease> LeaseAsync(CancellationToken cancellationToken)
+    {
+        _gate.Enter(this);
+        try
+        {
+            return new SessionLease(this, await _sessions.RentAsync(cancellationToken).ConfigureAwait(false));
+        }
+        catch
+        {
+            _gate.Exit();
+            throw;
+        }
+    }
+
     private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
+
+    /// <summary>An admitted operation's session. Disposing it returns the session, then lets disposal count the operation out.</summary>
+    private readonly struct SessionLease(FasterRecordStore store, StoreSession session) : IDisposable
+    {
+        public StoreSession Session => session;
+
+        public void Dispose()
+        {
+            store._sessions.Return(session);
+            store._gate.Exit();
+        }
+    }
+
+    /// <summary>The FASTER store, device and files a store runs on; device and layout are null when the caller owns them.</summary>
+    private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout)
+    {
+        public static OwnedLog Create(StoreSettings settings)
+        {
+            var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
+            (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout);
+            return new OwnedLog(fasterKV, device, layout);
+        }
+    }
 }
