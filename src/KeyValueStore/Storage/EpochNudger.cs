@@ -5,9 +5,9 @@ using System.Threading.Tasks;
 namespace KeyValueStore.Storage;
 
 /// <summary>
-/// Keeps FASTER's epoch moving while operations wait on it. An operation that FASTER left pending
-/// (waiting for a page flush or a disk read) is awaited in slices of <see cref="Interval"/>; after
-/// each slice that ends without a result, the epoch is refreshed from a dedicated session.
+/// Keeps FASTER's epoch moving while operations wait on it. While at least one operation is
+/// pending in FASTER (waiting for a page flush or a disk read), a single watch loop refreshes the
+/// epoch from a dedicated session every <see cref="Interval"/>; when none is pending, the loop ends.
 /// </summary>
 /// <remarks>
 /// Why: in FASTER 2.6.5, <c>LightEpoch.Suspend</c> clears the thread's epoch entry and then reads the
@@ -16,11 +16,11 @@ namespace KeyValueStore.Storage;
 /// would strand the action, for instance the flush of the page every waiting upsert needs, until some
 /// thread next enters the epoch; with every caller awaiting that flush, nobody would, and the store
 /// would stall at 0% CPU. This comes from reading FASTER's source, not from an observed stall (the
-/// stall we did observe was a device-disposal race; see <see cref="TruncationSafeDevice"/>), so the
-/// guard is kept cheap: a refresh (resume and suspend) drains whatever is stranded, and it only runs
-/// for operations that have already waited a full interval.
-/// The refreshing session is dedicated and guarded by a lock: FASTER sessions admit one caller at a
-/// time, and the waiting operations' own sessions may be resumed by FASTER at any moment.
+/// stalls we did observe were device-disposal races; see <see cref="TruncationSafeDevice"/>).
+/// The guard is store-wide, like the epoch: an operation only counts itself in and out (no timer or
+/// allocation per operation), and the one loop does the refreshing. A refresh (resume and suspend)
+/// drains whatever is stranded; the session is dedicated because FASTER sessions admit one caller at
+/// a time, and the waiting operations' own sessions may be resumed by FASTER at any moment.
 /// </remarks>
 internal sealed class EpochNudger : IDisposable
 {
@@ -28,9 +28,11 @@ internal sealed class EpochNudger : IDisposable
 
     private readonly StoreSession _session;
     private readonly TimeProvider _timeProvider;
+    private readonly CancellationTokenSource _stopping = new();
     private readonly object _sessionLock = new();
+    private int _pending;
+    private int _watching;
     private long _nudges;
-    private bool _disposed;
 
     public EpochNudger(StoreSession session, TimeProvider timeProvider)
     {
@@ -38,62 +40,84 @@ internal sealed class EpochNudger : IDisposable
         _timeProvider = timeProvider;
     }
 
+    /// <summary>Gets whether the watch loop is running, which it does only while operations are pending.</summary>
+    public bool IsWatching => Volatile.Read(ref _watching) != 0;
+
     /// <summary>Gets how many refreshes have been made; for tests and diagnostics.</summary>
     public long NudgeCount => Interlocked.Read(ref _nudges);
 
     /// <summary>
-    /// Awaits a FASTER operation, refreshing the epoch each time it has waited <see cref="Interval"/> without finishing.
+    /// Awaits a FASTER operation, counted as pending while it has not finished.
     /// Deliberately not cancellable: an operation issued to FASTER must finish before its session is reused.
     /// </summary>
     public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation)
     {
-        if (operation.IsCompleted)
+        if (operation.IsCompletedSuccessfully)
         {
             return operation.Result;
         }
 
-        Task<T> task = operation.AsTask();
-        while (true)
+        Interlocked.Increment(ref _pending);
+        if (Interlocked.CompareExchange(ref _watching, 1, 0) == 0)
         {
-            try
-            {
-                return await task.WaitAsync(Interval, _timeProvider).ConfigureAwait(false);
-            }
-            catch (TimeoutException)
-            {
-                Nudge();
-            }
+            _ = WatchAsync();
+        }
+
+        try
+        {
+            return await operation.ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _pending);
         }
     }
 
+    /// <summary>Stops the watch loop and disposes the session. Call once no operation is pending (the store drains them first).</summary>
     public void Dispose()
     {
+        _stopping.Cancel();
         lock (_sessionLock)
         {
-            _disposed = true;
             _session.Dispose();
+        }
+    }
+
+    private async Task WatchAsync()
+    {
+        try
+        {
+            using var timer = new PeriodicTimer(Interval, _timeProvider);
+            while (await timer.WaitForNextTickAsync(_stopping.Token).ConfigureAwait(false))
+            {
+                if (Volatile.Read(ref _pending) > 0)
+                {
+                    Nudge();
+                    continue;
+                }
+
+                // Nothing pending: stop watching, unless an operation arrived while we decided to.
+                Volatile.Write(ref _watching, 0);
+                if (Volatile.Read(ref _pending) == 0 || Interlocked.CompareExchange(ref _watching, 1, 0) != 0)
+                {
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
         }
     }
 
     private void Nudge()
     {
-        // One refresh at a time is enough: a refresh drains every action that is safe to run.
-        if (!Monitor.TryEnter(_sessionLock))
+        lock (_sessionLock)
         {
-            return;
-        }
-
-        try
-        {
-            if (!_disposed)
+            if (!_stopping.IsCancellationRequested)
             {
                 _session.Refresh();
                 Interlocked.Increment(ref _nudges);
             }
-        }
-        finally
-        {
-            Monitor.Exit(_sessionLock);
         }
     }
 }

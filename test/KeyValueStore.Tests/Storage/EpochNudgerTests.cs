@@ -15,7 +15,7 @@ public class EpochNudgerTests
     }
 
     [Fact]
-    public async Task AnOperationThatKeepsWaiting_RefreshesTheEpochEachInterval_ThenReturnsItsResult()
+    public async Task WhilePending_TheEpochIsRefreshedEachInterval_AndOnceNothingIsPending_WatchingStops()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
@@ -25,8 +25,8 @@ public class EpochNudgerTests
 
         ValueTask<int> waiting = nudger.WaitAsync(new ValueTask<int>(operation.Task));
 
-        // The nudger arms its next timeout only after handling the previous one, so the clock is moved
-        // an interval at a time until three nudges have happened.
+        // The watch loop handles one tick at a time, so the clock is moved an interval per poll until
+        // three nudges have happened.
         int intervalsElapsed = 0;
         await Eventually.TrueAsync(
             () =>
@@ -40,6 +40,22 @@ public class EpochNudgerTests
 
         Assert.Equal(42, await waiting);
         Assert.InRange(nudger.NudgeCount, 3, intervalsElapsed);
+
+        // Nothing pending any more: the loop ends at its next tick and refreshes nothing after that.
+        await Eventually.TrueAsync(
+            () =>
+            {
+                clock.Advance(EpochNudger.Interval);
+                return !nudger.IsWatching;
+            },
+            () => "the watch loop kept running with nothing pending");
+        long nudgesWhenStopped = nudger.NudgeCount;
+        for (int i = 0; i < 5; i++)
+        {
+            clock.Advance(EpochNudger.Interval);
+        }
+
+        Assert.Equal(nudgesWhenStopped, nudger.NudgeCount);
     }
 
     [Fact]
@@ -54,6 +70,7 @@ public class EpochNudgerTests
         clock.Advance(TimeSpan.FromSeconds(1));
 
         Assert.Equal(7, result);
+        Assert.False(nudger.IsWatching);
         Assert.Equal(0, nudger.NudgeCount);
     }
 }
