@@ -37,14 +37,17 @@ internal sealed class SessionPool<TSession> : IDisposable
     /// <summary>Gets how many sessions have been created so far (never more than <see cref="Capacity"/>).</summary>
     public int CreatedCount => Volatile.Read(ref _created);
 
-    /// <summary>Waits for a free session. The caller must give it back with <see cref="Return"/>, also when its operation throws.</summary>
+    /// <summary>
+    /// Waits for a free session. The caller must give it back with <see cref="Return"/>, also when its operation throws.
+    /// A caller cancelled while waiting throws <see cref="OperationCanceledException"/> and gets no session.
+    /// </summary>
     public ValueTask<TSession> RentAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         Task wait = _available.WaitAsync(cancellationToken);
         return wait.IsCompletedSuccessfully
             ? new ValueTask<TSession>(TakeOrCreate())
-            : RentSlowAsync(wait);
+            : RentSlowAsync(wait, cancellationToken);
     }
 
     public void Return(TSession session)
@@ -69,9 +72,19 @@ internal sealed class SessionPool<TSession> : IDisposable
         _available.Dispose();
     }
 
-    private async ValueTask<TSession> RentSlowAsync(Task wait)
+    private async ValueTask<TSession> RentSlowAsync(Task wait, CancellationToken cancellationToken)
     {
         await wait.ConfigureAwait(false);
+
+        // SemaphoreSlim removes a cancelled waiter on a continuation, so a release arriving just after
+        // the cancellation can still grant it. A caller that was cancelled before it got a session
+        // gives the grant back, so cancelling a waiting caller reliably stops it.
+        if (cancellationToken.IsCancellationRequested)
+        {
+            _available.Release();
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
         return TakeOrCreate();
     }
 

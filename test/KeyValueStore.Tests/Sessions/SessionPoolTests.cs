@@ -80,6 +80,26 @@ public class SessionPoolTests
     }
 
     [Fact]
+    public async Task Cancelled_ThenReleasedAtOnce_TheCancelledWaiterNeverGetsTheSession()
+    {
+        // Cancel-then-release back to back: SemaphoreSlim may still grant the cancelled waiter.
+        for (int round = 0; round < 500; round++)
+        {
+            using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
+            CountingSession held = await pool.RentAsync();
+            using var cancellation = new CancellationTokenSource();
+            ValueTask<CountingSession> cancelledWaiter = pool.RentAsync(cancellation.Token);
+            ValueTask<CountingSession> nextWaiter = pool.RentAsync();
+
+            cancellation.Cancel();
+            pool.Return(held);
+
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelledWaiter.AsTask());
+            Assert.Same(held, await nextWaiter.AsTask().WaitAsync(TimeSpan.FromMinutes(1)));
+        }
+    }
+
+    [Fact]
     public async Task FailedCreation_DoesNotLeakCapacity()
     {
         int attempts = 0;
