@@ -75,6 +75,9 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Gets the compactor; its timer runs when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set.</summary>
     public LogCompactor Compactor { get; }
 
+    /// <summary>Gets the session pool. Tests hold its sessions to make operations wait deterministically.</summary>
+    public SessionPool<StoreSession> Sessions => _sessions;
+
     /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
     public LogFileLayout? Layout => _ownedLayout;
 
