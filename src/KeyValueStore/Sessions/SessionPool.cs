@@ -38,22 +38,16 @@ internal sealed class SessionPool<TSession> : IDisposable
     public int CreatedCount => Volatile.Read(ref _created);
 
     /// <summary>
-    /// Waits for a free session. The caller must give it back with <see cref="Return"/>, also when its operation throws.
+    /// Waits for a free session. The caller must dispose the returned <see cref="Lease"/>, also when its operation throws.
     /// A caller cancelled while waiting throws <see cref="OperationCanceledException"/> and gets no session.
     /// </summary>
-    public ValueTask<TSession> RentAsync(CancellationToken cancellationToken = default)
+    public ValueTask<Lease> RentAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         Task wait = _available.WaitAsync(cancellationToken);
         return wait.IsCompletedSuccessfully
-            ? new ValueTask<TSession>(TakeOrCreate())
+            ? new ValueTask<Lease>(new Lease(this, TakeOrCreate()))
             : RentSlowAsync(wait, cancellationToken);
-    }
-
-    public void Return(TSession session)
-    {
-        _idle.Enqueue(session);
-        _available.Release();
     }
 
     /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>
@@ -72,7 +66,7 @@ internal sealed class SessionPool<TSession> : IDisposable
         _available.Dispose();
     }
 
-    private async ValueTask<TSession> RentSlowAsync(Task wait, CancellationToken cancellationToken)
+    private async ValueTask<Lease> RentSlowAsync(Task wait, CancellationToken cancellationToken)
     {
         await wait.ConfigureAwait(false);
 
@@ -85,7 +79,13 @@ internal sealed class SessionPool<TSession> : IDisposable
             cancellationToken.ThrowIfCancellationRequested();
         }
 
-        return TakeOrCreate();
+        return new Lease(this, TakeOrCreate());
+    }
+
+    private void Return(TSession session)
+    {
+        _idle.Enqueue(session);
+        _available.Release();
     }
 
     private TSession TakeOrCreate()
@@ -108,5 +108,13 @@ internal sealed class SessionPool<TSession> : IDisposable
 
         Interlocked.Increment(ref _created);
         return session;
+    }
+
+    /// <summary>A rented session; disposing the lease gives it back to the pool.</summary>
+    public readonly struct Lease(SessionPool<TSession> pool, TSession session) : IDisposable
+    {
+        public TSession Session => session;
+
+        public void Dispose() => pool.Return(session);
     }
 }

@@ -15,10 +15,10 @@ namespace KeyValueStore.Storage;
 /// concurrent callers. It knows nothing of serialization.
 /// </summary>
 /// <remarks>
-/// Each operation takes a <see cref="SessionLease"/>: it passes the <see cref="OperationGate"/> (so
-/// disposal can wait for it) and rents a session from the bounded <see cref="SessionPool{TSession}"/>.
-/// It issues the FASTER call through <see cref="PinnedRecord"/> and awaits it through the
-/// <see cref="EpochNudger"/> if it went pending. Disposing the lease returns both, also on exceptions. Buffers passed in must stay unchanged until the returned task completes.
+/// Each operation is admitted by the <see cref="OperationGate"/> (so disposal can wait for it) and
+/// rents a session from the bounded <see cref="SessionPool{TSession}"/>, both as <c>using</c> structs
+/// that give them back also on exceptions. It issues the FASTER call through <see cref="PinnedRecord"/>
+/// and awaits it through the <see cref="EpochNudger"/> if it went pending. Buffers passed in must stay unchanged until the returned task completes.
 /// Cancellation applies while an operation waits for a session. Once the operation is issued to
 /// FASTER it runs to completion, because abandoning it would hand its session to another caller
 /// while FASTER still uses it.
@@ -91,7 +91,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             throw new RecordTooLargeException(recordSize, _pageSizeBytes);
         }
 
-        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        using OperationGate.Admission admission = _gate.Enter(this);
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, value.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
         {
@@ -102,7 +103,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
     public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
-        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        using OperationGate.Admission admission = _gate.Enter(this);
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
         (Status status, PooledBuffer value) = result.Complete();
         return status.Found ? (true, value) : (false, default);
@@ -111,7 +113,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Deletes a key. Returns true exactly when a live record existed, in memory or on disk.</summary>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
-        using SessionLease lease = await LeaseAsync(cancellationToken).ConfigureAwait(false);
+        using OperationGate.Admission admission = _gate.Enter(this);
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
         {
@@ -124,15 +127,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
     public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
     {
-        _gate.Enter(this);
-        try
-        {
-            return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            _gate.Exit();
-        }
+        using OperationGate.Admission admission = _gate.Enter(this);
+        return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
     }
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
@@ -194,34 +190,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         return compactor;
     }
 
-    /// <summary>Admits an operation and rents it a session; disposing the lease gives both back.</summary>
-    private async ValueTask<SessionLease> LeaseAsync(CancellationToken cancellationToken)
-    {
-        _gate.Enter(this);
-        try
-        {
-            return new SessionLease(this, await _sessions.RentAsync(cancellationToken).ConfigureAwait(false));
-        }
-        catch
-        {
-            _gate.Exit();
-            throw;
-        }
-    }
-
     private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
-
-    /// <summary>An admitted operation's session. Disposing it returns the session, then lets disposal count the operation out.</summary>
-    private readonly struct SessionLease(FasterRecordStore store, StoreSession session) : IDisposable
-    {
-        public StoreSession Session => session;
-
-        public void Dispose()
-        {
-            store._sessions.Return(session);
-            store._gate.Exit();
-        }
-    }
 
     /// <summary>The FASTER store, device and files a store runs on; device and layout are null when the caller owns them.</summary>
     private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout)

@@ -20,13 +20,13 @@ public class SessionPoolTests
     public async Task Rent_BeyondCapacity_WaitsUntilASessionIsReturned()
     {
         using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
-        CountingSession first = await pool.RentAsync();
+        var first = await pool.RentAsync();
 
-        ValueTask<CountingSession> second = pool.RentAsync();
+        var second = pool.RentAsync();
         Assert.False(second.IsCompleted);
 
-        pool.Return(first);
-        Assert.Same(first, await second);
+        first.Dispose();
+        Assert.Same(first.Session, (await second).Session);
         Assert.Equal(1, pool.CreatedCount);
     }
 
@@ -44,7 +44,8 @@ public class SessionPoolTests
             barrier.SignalAndWait();
             for (int i = 0; i < 2_000; i++)
             {
-                CountingSession session = await pool.RentAsync();
+                var lease = await pool.RentAsync();
+                CountingSession session = lease.Session;
                 lock (inUse)
                 {
                     Assert.True(inUse.Add(session), "a session was handed to two callers at once");
@@ -56,7 +57,7 @@ public class SessionPoolTests
                     inUse.Remove(session);
                 }
 
-                pool.Return(session);
+                lease.Dispose();
             }
         })));
 
@@ -68,15 +69,15 @@ public class SessionPoolTests
     public async Task Rent_Cancelled_WhileWaiting_ThrowsAndLeavesThePoolWhole()
     {
         using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
-        CountingSession held = await pool.RentAsync();
+        var held = await pool.RentAsync();
         using var cancellation = new CancellationTokenSource();
 
-        ValueTask<CountingSession> waiting = pool.RentAsync(cancellation.Token);
+        var waiting = pool.RentAsync(cancellation.Token);
         cancellation.Cancel();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.AsTask());
-        pool.Return(held);
-        Assert.Same(held, await pool.RentAsync());
+        held.Dispose();
+        Assert.Same(held.Session, (await pool.RentAsync()).Session);
     }
 
     [Fact]
@@ -86,16 +87,16 @@ public class SessionPoolTests
         for (int round = 0; round < 500; round++)
         {
             using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
-            CountingSession held = await pool.RentAsync();
+            var held = await pool.RentAsync();
             using var cancellation = new CancellationTokenSource();
-            ValueTask<CountingSession> cancelledWaiter = pool.RentAsync(cancellation.Token);
-            ValueTask<CountingSession> nextWaiter = pool.RentAsync();
+            var cancelledWaiter = pool.RentAsync(cancellation.Token);
+            var nextWaiter = pool.RentAsync();
 
             cancellation.Cancel();
-            pool.Return(held);
+            held.Dispose();
 
             await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelledWaiter.AsTask());
-            Assert.Same(held, await nextWaiter.AsTask().WaitAsync(TimeSpan.FromMinutes(1)));
+            Assert.Same(held.Session, (await nextWaiter.AsTask().WaitAsync(TimeSpan.FromMinutes(1))).Session);
         }
     }
 
@@ -107,16 +108,17 @@ public class SessionPoolTests
 
         await Assert.ThrowsAsync<InvalidOperationException>(() => pool.RentAsync().AsTask());
 
-        CountingSession session = await pool.RentAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(1));
-        Assert.NotNull(session);
+        var lease = await pool.RentAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(1));
+        Assert.NotNull(lease.Session);
     }
 
     [Fact]
     public async Task Dispose_DisposesIdleSessions_AndRejectsLaterRents()
     {
         var pool = new SessionPool<CountingSession>(2, () => new CountingSession());
-        CountingSession session = await pool.RentAsync();
-        pool.Return(session);
+        var lease = await pool.RentAsync();
+        CountingSession session = lease.Session;
+        lease.Dispose();
 
         pool.Dispose();
         pool.Dispose();

@@ -274,7 +274,7 @@ public class FasterRecordStoreTests
             cancellations[i].Cancel();
         }
 
-        store.Sessions.Return(held);
+        held.Dispose();
         for (int i = 0; i < 2_000; i++)
         {
             if (i % 2 == 0)
