@@ -73,4 +73,32 @@ public sealed class MixedStorageKVStoreOptions
     /// disk reads in flight. Each session costs a few kilobytes.
     /// </remarks>
     public int SessionPoolSize { get; set; } = 128;
+
+    /// <summary>Gets or sets what the store promises about its data across a restart or a crash.</summary>
+    /// <value>The default value is <see cref="DurabilityMode.None"/>, a scratch store as in Jering.KeyValueStore.</value>
+    /// <remarks>
+    /// <see cref="DurabilityMode.Checkpoint"/> and <see cref="DurabilityMode.Commit"/> make the store a database: a store
+    /// constructed on a directory that holds one recovers it. Both need <see cref="LogDirectory"/> set (the store's home) and
+    /// <see cref="DeleteLogOnClose"/> set to <see langword="false"/>; <see cref="LogFileNamePrefix"/> defaults to <c>store</c>.
+    /// See docs/durability.md for what each mode can lose and what it costs.
+    /// </remarks>
+    public DurabilityMode Durability { get; set; } = DurabilityMode.None;
+
+    /// <summary>Gets or sets the time between periodic checkpoints, in milliseconds of the store's <see cref="System.TimeProvider"/>.</summary>
+    /// <value>The default value is 5000 (five seconds). Must be positive when <see cref="Durability"/> is not <see cref="DurabilityMode.None"/>.</value>
+    /// <remarks>
+    /// In <see cref="DurabilityMode.Checkpoint"/> mode this is the most a crash can lose. In <see cref="DurabilityMode.Commit"/> mode
+    /// every write is durable anyway; the periodic checkpoints also save FASTER's hash index, which bounds how much log
+    /// recovery has to replay. Ignored in <see cref="DurabilityMode.None"/> mode.
+    /// </remarks>
+    public int CheckpointIntervalMS { get; set; } = 5_000;
+
+    /// <summary>Gets or sets whether each value is stored with a CRC-32C checksum of its key and value, verified on every read.</summary>
+    /// <value>The default value is <see langword="false"/>.</value>
+    /// <remarks>
+    /// A value whose checksum does not match throws <see cref="ValueChecksumMismatchException"/> naming where the record
+    /// lies on disk, instead of returning wrong bytes. Costs 4 bytes per record and a checksum per read and write. Recorded
+    /// in a durable store's manifest: a store must be reopened with the setting it was created with.
+    /// </remarks>
+    public bool ValueChecksums { get; set; }
 }

@@ -4,6 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
+using KeyValueStore.Durability;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
@@ -18,8 +19,10 @@ namespace KeyValueStore.Compaction;
 /// the begin address, but deletes no file. The segment files below the begin address are deleted only
 /// by a truncation, which this compactor requests right after each compaction (<see cref="LogAccessor{Key, Value}.Truncate"/>:
 /// FASTER defers the deletion until no thread can still be reading those segments).
-/// That is safe while the store takes no checkpoints; once it does, truncation must wait for a
-/// checkpoint that no longer needs the segments.
+/// That is safe while the store takes no checkpoints. A durable store instead compacts under its
+/// <see cref="Checkpointer"/>'s lock and then checkpoints: the checkpoint records the new begin address
+/// together with the copied records, and only then does FASTER delete the segments below it. Truncating
+/// first would delete records the latest checkpoint still needs.
 /// Lookup compaction is used rather than Scan: Scan builds a temporary in-memory index of the whole
 /// compacted range, which would break the store's memory bound.
 /// </remarks>
@@ -27,6 +30,7 @@ internal sealed class LogCompactor : IAsyncDisposable
 {
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly Func<StoreSession> _newSession;
+    private readonly Checkpointer? _checkpointer;
     private readonly LogFileLayout? _layout;
     private readonly int _segmentSizeBits;
     private readonly CompactionThresholdPolicy _policy;
@@ -40,6 +44,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     public LogCompactor(
         FasterKV<SpanByte, SpanByte> store,
         Func<StoreSession> newSession,
+        Checkpointer? checkpointer,
         LogFileLayout? layout,
         int segmentSizeBits,
         CompactionThresholdPolicy policy,
@@ -48,6 +53,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     {
         _store = store;
         _newSession = newSession;
+        _checkpointer = checkpointer;
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
         _policy = policy;
@@ -77,7 +83,7 @@ internal sealed class LogCompactor : IAsyncDisposable
                 return;
             }
 
-            CompactionResult result = await Task.Run(() => CompactUntil(begin + (region / CompactionThresholdPolicy.RegionFraction)), cancellationToken).ConfigureAwait(false);
+            CompactionResult result = await CompactUntilAsync(begin + (region / CompactionThresholdPolicy.RegionFraction), cancellationToken).ConfigureAwait(false);
             if (result.Compacted)
             {
                 long oldThreshold = _policy.ThresholdBytes;
@@ -99,7 +105,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         await EnterAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            return await Task.Run(() => CompactUntil(_store.Log.SafeReadOnlyAddress), cancellationToken).ConfigureAwait(false);
+            return await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
         }
         finally
         {
@@ -162,7 +168,31 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
-    private CompactionResult CompactUntil(long untilAddress)
+    private async Task<CompactionResult> CompactUntilAsync(long untilAddress, CancellationToken cancellationToken)
+    {
+        long started = _timeProvider.GetTimestamp();
+        CompactionResult result;
+        if (_checkpointer is null)
+        {
+            result = await Task.Run(() => Compact(untilAddress), cancellationToken).ConfigureAwait(false);
+            _store.Log.Truncate();
+        }
+        else
+        {
+            // The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.
+            result = await _checkpointer.RunThenCheckpointAsync(() => Compact(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
+        }
+
+        if (result.Compacted)
+        {
+            Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
+        }
+
+        return result;
+    }
+
+    /// <summary>Copies the live records below <paramref name="untilAddress"/> to the tail and moves the begin address past them; deletes no file.</summary>
+    private CompactionResult Compact(long untilAddress)
     {
         long begin = _store.Log.BeginAddress;
         if (untilAddress <= begin)
@@ -171,17 +201,12 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
 
         long logBytesBefore = _store.Log.TailAddress - begin;
-        long started = _timeProvider.GetTimestamp();
         using (StoreSession session = _newSession())
         {
             session.Compact(untilAddress, CompactionType.Lookup);
         }
 
-        long diskBytesFreed = DiskBytesBelow(_store.Log.BeginAddress);
-        _store.Log.Truncate();
-        var result = new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - _store.Log.BeginAddress, diskBytesFreed);
-        Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
-        return result;
+        return new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - _store.Log.BeginAddress, DiskBytesBelow(_store.Log.BeginAddress));
     }
 
     /// <summary>Sums the segment files wholly below <paramref name="beginAddress"/>: those a truncation to it deletes.</summary>

@@ -36,4 +36,24 @@ internal static partial class Log
     [LoggerMessage(EventId = 13, Level = LogLevel.Warning,
         Message = "Compaction failed; the log is unchanged where it was not compacted, and the next scheduled compaction will try again.")]
     public static partial void CompactionFailed(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 20, Level = LogLevel.Debug,
+        Message = "Checkpoint {Token} ({Reason}) completed: store version {Version} is on disk; took {Duration}.")]
+    public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration);
+
+    [LoggerMessage(EventId = 21, Level = LogLevel.Information,
+        Message = "Store recovered from checkpoint {Token} (version {Version}): log from {BeginAddress} to {TailAddress}; took {Duration}.")]
+    public static partial void StoreRecovered(ILogger logger, Guid token, long version, long beginAddress, long tailAddress, TimeSpan duration);
+
+    [LoggerMessage(EventId = 22, Level = LogLevel.Warning,
+        Message = "Skipped checkpoint metadata '{MetadataPath}': the checkpoint never completed (a crash interrupted it); recovering from the latest completed one.")]
+    public static partial void IncompleteCheckpointSkipped(ILogger logger, string metadataPath);
+
+    [LoggerMessage(EventId = 23, Level = LogLevel.Warning,
+        Message = "A {Reason} checkpoint failed; the previous checkpoint still stands and the next one will try again.")]
+    public static partial void CheckpointFailed(ILogger logger, string reason, Exception exception);
+
+    [LoggerMessage(EventId = 24, Level = LogLevel.Information,
+        Message = "Durable store created: manifest '{ManifestPath}', durability {Durability}.")]
+    public static partial void DurableStoreCreated(ILogger logger, string manifestPath, DurabilityMode durability);
 }

@@ -7,14 +7,19 @@ namespace KeyValueStore.Storage;
 /// </summary>
 internal static class FasterLogFactory
 {
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout)
+    /// <summary>Builds the log on <paramref name="layout"/>'s files; a durable store also gets FASTER's checkpoint directory.</summary>
+    /// <param name="settings">The validated settings.</param>
+    /// <param name="layout">Where the files are. The directory must already be known to be writable.</param>
+    /// <param name="reopenExistingSegments">
+    /// Whether segment files already on disk belong to this log (a durable store being recovered): the device then
+    /// learns which segments exist, so truncation and recovery know where the log starts.
+    /// </param>
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments)
     {
-        layout.EnsureWritable();
-
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
         var device = new TruncationSafeDevice(
-            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose));
+            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
         try
         {
             var logSettings = new LogSettings
@@ -24,7 +29,13 @@ internal static class FasterLogFactory
                 MemorySizeBits = settings.MemorySizeBits,
                 SegmentSizeBits = settings.SegmentSizeBits,
             };
-            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device);
+
+            // RemoveOutdated keeps one completed checkpoint: FASTER deletes the previous one after the new one's metadata
+            // is written, and then deletes the segment files below the new checkpoint's begin address.
+            CheckpointSettings? checkpointSettings = settings.IsDurable
+                ? new CheckpointSettings { CheckpointDir = layout.CheckpointDirectory, RemoveOutdated = true }
+                : null;
+            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device);
         }
         catch
         {

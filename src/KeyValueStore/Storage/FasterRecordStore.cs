@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Compaction;
 using KeyValueStore.Diagnostics;
+using KeyValueStore.Durability;
 using KeyValueStore.Sessions;
 using Microsoft.Extensions.Logging;
 
@@ -12,7 +13,8 @@ namespace KeyValueStore.Storage;
 /// <summary>
 /// The engine under the typed store: upsert, read and delete of byte keys and byte values on a
 /// <see cref="FasterKV{Key, Value}"/> of <see cref="SpanByte"/> records, safe for any number of
-/// concurrent callers. It knows nothing of serialization.
+/// concurrent callers. It knows nothing of serialization. A durable store recovers its files when opened and
+/// checkpoints them through its <see cref="Durability.Checkpointer"/>.
 /// </summary>
 /// <remarks>
 /// Each operation is admitted by the <see cref="OperationGate"/> (so disposal can wait for it) and
@@ -37,10 +39,22 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly ILogger _logger;
     private readonly EpochNudger _epochNudger;
     private readonly long _pageSizeBytes;
+    private readonly int _segmentSizeBits;
+    private readonly bool _valueChecksums;
+    private readonly Checkpointer? _checkpointer;
+    private readonly bool _commitEachWrite;
+    private readonly StoreFileLock? _fileLock;
 
-    /// <summary>Opens a store on files it creates and owns, as <paramref name="settings"/> say.</summary>
-    public FasterRecordStore(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
-        : this(OwnedLog.Create(settings), settings, logger, timeProvider)
+    /// <summary>
+    /// Opens a store on files it owns, as <paramref name="settings"/> say: new files, or for a durable store the files
+    /// already in its directory, recovered to their latest checkpoint.
+    /// </summary>
+    /// <param name="settings">The validated settings.</param>
+    /// <param name="logger">Receives the store's log events.</param>
+    /// <param name="timeProvider">The clock of the compaction and checkpoint timers; the system clock when null.</param>
+    /// <param name="format">What the records' bytes mean, recorded in a durable store's manifest; raw bytes when null.</param>
+    public FasterRecordStore(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, RecordFormat? format = null)
+        : this(OwnedLog.Create(settings, format ?? RecordFormat.RawBytes, logger, timeProvider ?? TimeProvider.System), settings, logger, timeProvider)
     {
         Log.StoreOpened(logger, _ownedLayout!.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
     }
@@ -51,8 +65,13 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// it is used to reject oversize records before FASTER sees them.
     /// </summary>
     public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
-        : this(new OwnedLog(fasterKV, null, null), settings, logger, timeProvider)
+        : this(new OwnedLog(fasterKV, null, null, null), settings, logger, timeProvider)
     {
+        if (settings.IsDurable)
+        {
+            throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
+        }
+
         Log.StoreOpenedOnSuppliedFasterKV(logger);
     }
 
@@ -63,10 +82,20 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         FasterKV = log.FasterKV;
         _ownedDevice = log.Device;
         _ownedLayout = log.Layout;
+        _fileLock = log.Lock;
         _deleteLogOnClose = settings.DeleteLogOnClose;
         _pageSizeBytes = settings.PageSizeBytes;
+        _segmentSizeBits = settings.SegmentSizeBits;
+        _valueChecksums = settings.ValueChecksums;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
+        if (settings.IsDurable && log.Device is not null)
+        {
+            _checkpointer = new Checkpointer(FasterKV, timeProvider, logger);
+            _commitEachWrite = settings.Durability == DurabilityMode.Commit;
+            _checkpointer.Start(settings.CheckpointInterval, groupCommit: _commitEachWrite);
+        }
+
         Compactor = StartCompactor(settings, timeProvider);
     }
 
@@ -81,9 +110,16 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
     public LogFileLayout? Layout => _ownedLayout;
 
+    /// <summary>Gets the checkpointer of a durable store, or null.</summary>
+    public Checkpointer? Checkpointer => _checkpointer;
+
+    /// <summary>
+    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the task completes only once the write is on
+    /// disk; the session is given back first, so waiting for the flush holds no session.
+    /// </summary>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
-        long recordSize = PinnedRecord.SizeInLog(key.Length, value.Length);
+        long recordSize = PinnedRecord.SizeInLog(key.Length, value.Length + (_valueChecksums ? ValueChecksum.Size : 0));
         if (recordSize > _pageSizeBytes)
         {
             // FASTER cannot place a record larger than a page; checked here because FASTER's own check
@@ -92,6 +128,88 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         using OperationGate.Admission admission = _gate.Enter(this);
+        if (_valueChecksums)
+        {
+            byte[] sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int length);
+            try
+            {
+                await UpsertRecordAsync(key, sealedValue.AsMemory(0, length), cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                System.Buffers.ArrayPool<byte>.Shared.Return(sealedValue);
+            }
+        }
+        else
+        {
+            await UpsertRecordAsync(key, value, cancellationToken).ConfigureAwait(false);
+        }
+
+        await AfterWriteAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
+    /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
+    public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
+        (Status status, PooledBuffer value) = result.Complete(out RecordMetadata record);
+        if (!status.Found)
+        {
+            return (false, default);
+        }
+
+        if (_valueChecksums && !ValueChecksum.TryOpen(key.Span, ref value))
+        {
+            value.Return();
+            throw ChecksumMismatchAt(record.Address);
+        }
+
+        return (true, value);
+    }
+
+    /// <summary>
+    /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. In
+    /// <see cref="DurabilityMode.Commit"/> mode a delete that removed a record completes once that is on disk.
+    /// </summary>
+    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        bool found = await DeleteRecordAsync(key, cancellationToken).ConfigureAwait(false);
+        if (found)
+        {
+            await AfterWriteAsync().ConfigureAwait(false);
+        }
+
+        return found;
+    }
+
+    /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
+    public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Takes a checkpoint of a durable store now; completes when everything written before the call is on disk.</summary>
+    /// <exception cref="InvalidOperationException">The store is not durable.</exception>
+    public async Task CheckpointAsync(CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        if (_checkpointer is null)
+        {
+            throw new InvalidOperationException(
+                $"This store's {nameof(MixedStorageKVStoreOptions.Durability)} is {nameof(DurabilityMode.None)}, so it takes no checkpoints. "
+                + $"Create it with {nameof(DurabilityMode.Checkpoint)} or {nameof(DurabilityMode.Commit)} durability to checkpoint it.");
+        }
+
+        await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
+    }
+
+    private async ValueTask UpsertRecordAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
+    {
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, value.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
@@ -100,20 +218,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
-    public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
+    private async ValueTask<bool> DeleteRecordAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
-        (Status status, PooledBuffer value) = result.Complete();
-        return status.Found ? (true, value) : (false, default);
-    }
-
-    /// <summary>Deletes a key. Returns true exactly when a live record existed, in memory or on disk.</summary>
-    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
-    {
-        using OperationGate.Admission admission = _gate.Enter(this);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
@@ -124,11 +230,23 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         return result.Status.Found;
     }
 
-    /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
-    public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
+    /// <summary>Tells the checkpointer a write completed and, in Commit mode, waits until it is on disk.</summary>
+    private Task AfterWriteAsync()
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
-        return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
+        if (_checkpointer is null)
+        {
+            return Task.CompletedTask;
+        }
+
+        _checkpointer.NoteWrite();
+        return _commitEachWrite ? _checkpointer.WaitForCommitAsync() : Task.CompletedTask;
+    }
+
+    private ValueChecksumMismatchException ChecksumMismatchAt(long address)
+    {
+        long segment = address >> _segmentSizeBits;
+        string segmentFile = _ownedLayout?.SegmentPath(segment) ?? $"segment {segment} of the supplied FasterKV's device";
+        return new ValueChecksumMismatchException(address, segmentFile, address & ((1L << _segmentSizeBits) - 1));
     }
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
@@ -153,6 +271,13 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         {
             await Compactor.DisposeAsync().ConfigureAwait(false);
             await _gate.WhenDrained.ConfigureAwait(false);
+            if (_checkpointer is not null)
+            {
+                // After the drain, so that Commit-mode writers still waiting for their flush get it, and the last
+                // checkpoint holds every write.
+                await _checkpointer.DisposeAsync().ConfigureAwait(false);
+            }
+
             _sessions.Dispose();
             _epochNudger.Dispose();
             if (_ownedDevice is not null)
@@ -161,6 +286,15 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
                 _ownedDevice.StopTruncations();
                 FasterKV.Dispose();
                 _ownedDevice.Dispose();
+            }
+
+            if (_deleteLogOnClose)
+            {
+                _fileLock?.ReleaseAndDelete();
+            }
+            else
+            {
+                _fileLock?.Dispose();
             }
 
             Log.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
@@ -177,6 +311,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         var compactor = new LogCompactor(
             FasterKV,
             NewSession,
+            _checkpointer,
             _ownedLayout,
             settings.SegmentSizeBits,
             new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
@@ -192,14 +327,26 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 
     private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
 
-    /// <summary>The FASTER store, device and files a store runs on; device and layout are null when the caller owns them.</summary>
-    private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout)
+    /// <summary>The FASTER store, device, files and file lock a store runs on; all but the store are null when the caller owns it.</summary>
+    private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock)
     {
-        public static OwnedLog Create(StoreSettings settings)
+        public static OwnedLog Create(StoreSettings settings, RecordFormat format, ILogger logger, TimeProvider timeProvider)
         {
             var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
-            (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout);
-            return new OwnedLog(fasterKV, device, layout);
+            layout.EnsureWritable();
+            StoreFileLock fileLock = StoreFileLock.Acquire(layout.LockFilePath);
+            try
+            {
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = settings.IsDurable
+                    ? StoreRecovery.Open(settings, layout, format, logger, timeProvider)
+                    : FasterLogFactory.Create(settings, layout, reopenExistingSegments: false);
+                return new OwnedLog(fasterKV, device, layout, fileLock);
+            }
+            catch
+            {
+                fileLock.Dispose();
+                throw;
+            }
         }
     }
 }

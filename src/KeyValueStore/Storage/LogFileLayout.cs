@@ -6,8 +6,14 @@ using System.Linq;
 namespace KeyValueStore.Storage;
 
 /// <summary>
-/// Where the log's files are: <c>&lt;directory&gt;/&lt;prefix&gt;.log.&lt;segment&gt;</c>, one preallocated file per segment.
+/// Where a store's files are, all in one directory and named after one prefix: the log's segments
+/// <c>&lt;prefix&gt;.log.&lt;n&gt;</c> (one preallocated file each), the lock file <c>&lt;prefix&gt;.lock</c>, and for a
+/// durable store the manifest <c>&lt;prefix&gt;.manifest.json</c> and FASTER's checkpoints under <c>&lt;prefix&gt;.checkpoints/</c>.
 /// </summary>
+/// <remarks>
+/// No other file name may start with <c>&lt;prefix&gt;.log</c>: when FASTER reopens a log it takes every such file for a segment
+/// and parses its number.
+/// </remarks>
 internal sealed class LogFileLayout
 {
     public LogFileLayout(string directory, string prefix)
@@ -15,6 +21,9 @@ internal sealed class LogFileLayout
         Directory = directory;
         Prefix = prefix;
         LogBasePath = Path.Combine(directory, prefix + ".log");
+        LockFilePath = Path.Combine(directory, prefix + ".lock");
+        ManifestPath = Path.Combine(directory, prefix + ".manifest.json");
+        CheckpointDirectory = Path.Combine(directory, prefix + ".checkpoints");
     }
 
     public string Directory { get; }
@@ -23,6 +32,18 @@ internal sealed class LogFileLayout
 
     /// <summary>Gets the path FASTER's device appends <c>.&lt;segment&gt;</c> to.</summary>
     public string LogBasePath { get; }
+
+    /// <summary>Gets the file whose lock says a store has these files open.</summary>
+    public string LockFilePath { get; }
+
+    /// <summary>Gets the manifest of a durable store: format version, record format, and the settings its files depend on.</summary>
+    public string ManifestPath { get; }
+
+    /// <summary>Gets the directory FASTER writes a durable store's checkpoints to.</summary>
+    public string CheckpointDirectory { get; }
+
+    /// <summary>Gets the path of segment file <paramref name="segment"/>.</summary>
+    public string SegmentPath(long segment) => $"{LogBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
 
     /// <summary>
     /// Creates the directory if needed and proves it is writable by creating and deleting a probe file,

@@ -28,6 +28,9 @@ internal struct PooledBuffer
         return new PooledBuffer(array, source.Length);
     }
 
+    /// <summary>Drops the last <paramref name="count"/> bytes, such as a checksum trailer that is not part of the value.</summary>
+    public void TrimEnd(int count) => Length -= count;
+
     public void Return()
     {
         if (_array is not null)

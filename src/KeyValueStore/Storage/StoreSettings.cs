@@ -16,7 +16,12 @@ internal sealed record StoreSettings(
     bool DeleteLogOnClose,
     int SessionPoolSize,
     TimeSpan? TimeBetweenLogCompactions,
-    long InitialLogCompactionThresholdBytes)
+    long InitialLogCompactionThresholdBytes,
+    DurabilityMode Durability = DurabilityMode.None,
+    TimeSpan CheckpointInterval = default,
+    bool ValueChecksums = false)
 {
+    public bool IsDurable => Durability != DurabilityMode.None;
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Threading;
 
 namespace KeyValueStore.Storage;
 
@@ -15,6 +16,7 @@ internal static class StoreSettingsValidator
     internal const int MaxMemorySizeBits = 48;
     internal const int MaxSegmentSizeBits = 40;
     internal const int MaxSessionPoolSize = 4096;
+    internal const string DurableStoreDefaultPrefix = "store";
 
     public static StoreSettings Validate(MixedStorageKVStoreOptions options)
     {
@@ -60,8 +62,9 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.InitialLogCompactionThresholdBytes)} is {options.InitialLogCompactionThresholdBytes}; use a positive size in bytes, or 0 for twice the log's memory size.");
         }
 
+        bool durable = ValidateDurability(options, problems);
         string? directory = ResolveDirectory(options.LogDirectory, problems);
-        string? prefix = ResolvePrefix(options.LogFileNamePrefix, problems);
+        string? prefix = ResolvePrefix(options.LogFileNamePrefix, durable, problems);
 
         if (problems.Count > 0)
         {
@@ -78,7 +81,44 @@ internal static class StoreSettingsValidator
             options.DeleteLogOnClose,
             options.SessionPoolSize,
             options.TimeBetweenLogCompactionsMS > 0 ? TimeSpan.FromMilliseconds(options.TimeBetweenLogCompactionsMS) : null,
-            options.InitialLogCompactionThresholdBytes > 0 ? options.InitialLogCompactionThresholdBytes : 2L << options.MemorySizeBits);
+            options.InitialLogCompactionThresholdBytes > 0 ? options.InitialLogCompactionThresholdBytes : 2L << options.MemorySizeBits,
+            options.Durability,
+            durable ? TimeSpan.FromMilliseconds(options.CheckpointIntervalMS) : Timeout.InfiniteTimeSpan,
+            options.ValueChecksums);
+    }
+
+    /// <summary>Checks the durability options; returns whether the store is durable (and its options valid so far).</summary>
+    private static bool ValidateDurability(MixedStorageKVStoreOptions options, List<string> problems)
+    {
+        const string Name = nameof(MixedStorageKVStoreOptions);
+        if (!Enum.IsDefined(options.Durability))
+        {
+            problems.Add($"{Name}.{nameof(options.Durability)} is {(int)options.Durability}; use {nameof(DurabilityMode.None)}, {nameof(DurabilityMode.Checkpoint)} or {nameof(DurabilityMode.Commit)}.");
+            return false;
+        }
+
+        if (options.Durability == DurabilityMode.None)
+        {
+            return false;
+        }
+
+        string mode = $"{Name}.{nameof(options.Durability)} is {options.Durability}";
+        if (string.IsNullOrEmpty(options.LogDirectory))
+        {
+            problems.Add($"{mode}, but {Name}.{nameof(options.LogDirectory)} is not set; a durable store is recovered from its directory, so set it to a directory of your own.");
+        }
+
+        if (options.DeleteLogOnClose)
+        {
+            problems.Add($"{mode}, but {Name}.{nameof(options.DeleteLogOnClose)} is true, which would delete the data on close; set it to false.");
+        }
+
+        if (options.CheckpointIntervalMS <= 0)
+        {
+            problems.Add($"{Name}.{nameof(options.CheckpointIntervalMS)} is {options.CheckpointIntervalMS}; a durable store needs a positive interval in milliseconds, such as 5000.");
+        }
+
+        return true;
     }
 
     private static string? ResolveDirectory(string? logDirectory, List<string> problems)
@@ -97,11 +137,13 @@ internal static class StoreSettingsValidator
         return Path.GetFullPath(logDirectory);
     }
 
-    private static string? ResolvePrefix(string? prefix, List<string> problems)
+    private static string? ResolvePrefix(string? prefix, bool durable, List<string> problems)
     {
         if (string.IsNullOrEmpty(prefix))
         {
-            return Guid.NewGuid().ToString();
+            // A scratch store gets a name of its own so that stores sharing the default directory never meet; a
+            // durable store needs a name that is the same on the next start, or it could not be found again.
+            return durable ? DurableStoreDefaultPrefix : Guid.NewGuid().ToString();
         }
 
         const string Option = nameof(MixedStorageKVStoreOptions) + "." + nameof(MixedStorageKVStoreOptions.LogFileNamePrefix);

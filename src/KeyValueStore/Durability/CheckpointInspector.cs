@@ -1,0 +1,140 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using FASTER.core;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// Looks at a durable store's files before FASTER does, so that damage is reported as a
+/// <see cref="StoreFileCorruptedException"/> naming the file, rather than as a FASTER failure deep inside recovery or,
+/// worse, as silently missing data.
+/// </summary>
+/// <remarks>
+/// FASTER writes each log checkpoint's metadata (<c>cpr-checkpoints/&lt;token&gt;/info.dat.0</c>: a length, then text
+/// lines ending with a checksum of the fields) in one write after the log is flushed, then deletes the previous
+/// checkpoint. So at rest there is exactly one checkpoint. A second one is the leftover of a crash in the middle of
+/// checkpointing: if it fails to parse, it never completed and is skipped. If no checkpoint parses, the metadata was
+/// damaged after it was written, and opening would lose acknowledged data, so the store refuses to open.
+/// </remarks>
+internal static class CheckpointInspector
+{
+    private const string LogCheckpointFolder = "cpr-checkpoints";
+    // FASTER writes each checkpoint file through a log device, which appends the segment number ".0" to its name.
+    private const string MetadataFileName = "info.dat.0";
+    private const int MaxMetadataBytes = 1 << 20;
+
+    /// <summary>Finds the latest completed checkpoint, or returns null when the store has none (a new store).</summary>
+    /// <param name="layout">The store's files.</param>
+    /// <param name="skipped">The metadata files of incomplete checkpoints that were passed over.</param>
+    public static RecoveryPoint? FindLatest(LogFileLayout layout, out IReadOnlyList<string> skipped)
+    {
+        var incomplete = new List<string>();
+        skipped = incomplete;
+        string folder = Path.Combine(layout.CheckpointDirectory, LogCheckpointFolder);
+        if (!Directory.Exists(folder))
+        {
+            return null;
+        }
+
+        RecoveryPoint? latest = null;
+        StoreFileCorruptedException? firstDamage = null;
+        foreach (string checkpoint in Directory.EnumerateDirectories(folder))
+        {
+            string metadata = Path.Combine(checkpoint, MetadataFileName);
+            try
+            {
+                RecoveryPoint point = Read(metadata);
+                if (latest is null || point.Version > latest.Version)
+                {
+                    latest = point;
+                }
+            }
+            catch (StoreFileCorruptedException e)
+            {
+                firstDamage ??= e;
+                incomplete.Add(metadata);
+            }
+        }
+
+        if (latest is null && firstDamage is not null)
+        {
+            throw firstDamage;
+        }
+
+        return latest;
+    }
+
+    /// <summary>
+    /// Checks that every segment file the checkpoint needs is there and long enough to hold what the checkpoint says
+    /// was flushed. A missing or truncated segment would otherwise make recovery read zeros or fail inside FASTER.
+    /// </summary>
+    public static void EnsureSegmentsPresent(RecoveryPoint point, LogFileLayout layout, int segmentSizeBits)
+    {
+        long segmentSize = 1L << segmentSizeBits;
+        if (point.FinalLogicalAddress <= point.BeginAddress)
+        {
+            return;
+        }
+
+        long first = point.BeginAddress >> segmentSizeBits;
+        long last = (point.FinalLogicalAddress - 1) >> segmentSizeBits;
+        for (long segment = first; segment <= last; segment++)
+        {
+            string path = layout.SegmentPath(segment);
+            long needed = Math.Min(segmentSize, point.FinalLogicalAddress - (segment << segmentSizeBits));
+            var file = new FileInfo(path);
+            if (!file.Exists)
+            {
+                throw new StoreFileCorruptedException(path, $"the latest checkpoint ('{point.MetadataPath}') needs this log segment, but it is missing");
+            }
+
+            if (file.Length < needed)
+            {
+                throw new StoreFileCorruptedException(path, $"it is {file.Length} bytes long, but the latest checkpoint ('{point.MetadataPath}') needs its first {needed} bytes");
+            }
+        }
+    }
+
+    private static RecoveryPoint Read(string metadataPath)
+    {
+        byte[] body;
+        try
+        {
+            using var file = new FileStream(metadataPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+            Span<byte> lengthBytes = stackalloc byte[sizeof(int)];
+            if (file.Length < sizeof(int) || file.Read(lengthBytes) != sizeof(int))
+            {
+                throw new StoreFileCorruptedException(metadataPath, "it is too short to hold checkpoint metadata");
+            }
+
+            // Never trust a length read from disk: it must fit in the file and in a sane bound before anything is allocated.
+            int length = BitConverter.ToInt32(lengthBytes);
+            if (length <= 0 || length > MaxMetadataBytes || length > file.Length - sizeof(int))
+            {
+                throw new StoreFileCorruptedException(metadataPath, $"its length field says {length} bytes, but the file holds {file.Length - sizeof(int)}");
+            }
+
+            body = new byte[length];
+            file.ReadExactly(body);
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException or EndOfStreamException)
+        {
+            throw new StoreFileCorruptedException(metadataPath, "the checkpoint's metadata file is missing or cut short", e);
+        }
+
+        HybridLogRecoveryInfo info = default;
+        try
+        {
+            using var reader = new StreamReader(new MemoryStream(body));
+            info.Initialize(reader);
+        }
+        catch (Exception e) when (e is FasterException or FormatException or OverflowException or ArgumentException or NullReferenceException or IndexOutOfRangeException)
+        {
+            throw new StoreFileCorruptedException(metadataPath, "the checkpoint metadata does not parse or fails FASTER's checksum", e);
+        }
+
+        return new RecoveryPoint(info.guid, info.version, info.beginAddress, info.finalLogicalAddress, metadataPath);
+    }
+}

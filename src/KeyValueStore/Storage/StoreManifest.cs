@@ -1,0 +1,139 @@
+using System;
+using System.Globalization;
+using System.IO;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// A durable store's manifest: the file format version, the record format, and the settings its files cannot be read
+/// without. Written once, when the store is created, before any other file; checked on every later open.
+/// </summary>
+/// <remarks>
+/// The file is JSON with a CRC-32C of its content, written to a temporary file, flushed to disk and renamed into
+/// place, so a crash leaves either no manifest or a whole one. Settings that may change between opens (memory size,
+/// session pool, compaction) are not recorded.
+/// </remarks>
+internal sealed record StoreManifest(
+    int FormatVersion,
+    string KeyType,
+    string ValueType,
+    string Serialization,
+    bool ValueChecksums,
+    int PageSizeBits,
+    int SegmentSizeBits,
+    long IndexNumBuckets)
+{
+    /// <summary>The format this version writes and the only one it reads. Raise it when the layout of any file changes.</summary>
+    public const int CurrentFormatVersion = 1;
+
+    private const int MaxManifestBytes = 64 * 1024;
+
+    public static StoreManifest For(StoreSettings settings, RecordFormat format) => new(
+        CurrentFormatVersion, format.KeyType, format.ValueType, format.Serialization, settings.ValueChecksums, settings.PageSizeBits, settings.SegmentSizeBits, settings.IndexNumBuckets);
+
+    /// <summary>Reads the manifest at <paramref name="path"/>, or returns null when there is none.</summary>
+    /// <exception cref="StoreFileCorruptedException">The file is truncated, not a manifest, or fails its checksum.</exception>
+    public static StoreManifest? ReadIfExists(string path)
+    {
+        byte[] bytes;
+        try
+        {
+            using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read);
+            if (file.Length > MaxManifestBytes)
+            {
+                throw new StoreFileCorruptedException(path, $"it is {file.Length} bytes long, more than a manifest can be ({MaxManifestBytes} bytes)");
+            }
+
+            bytes = new byte[file.Length];
+            file.ReadExactly(bytes);
+        }
+        catch (FileNotFoundException)
+        {
+            return null;
+        }
+
+        Envelope? envelope;
+        try
+        {
+            envelope = JsonSerializer.Deserialize(bytes, ManifestJsonContext.Default.Envelope);
+        }
+        catch (JsonException e)
+        {
+            throw new StoreFileCorruptedException(path, "it is not valid manifest JSON", e);
+        }
+
+        if (envelope?.Manifest is null || envelope.Crc32C is null)
+        {
+            throw new StoreFileCorruptedException(path, "it lacks the manifest or its checksum");
+        }
+
+        if (!string.Equals(envelope.Crc32C, Checksum(envelope.Manifest), StringComparison.Ordinal))
+        {
+            throw new StoreFileCorruptedException(path, "its content does not match its checksum");
+        }
+
+        return envelope.Manifest;
+    }
+
+    /// <summary>Writes the manifest so that a crash leaves either the old state (no manifest) or the whole new one.</summary>
+    public void WriteAtomically(string path)
+    {
+        byte[] bytes = JsonSerializer.SerializeToUtf8Bytes(new Envelope(this, Checksum(this)), ManifestJsonContext.Default.Envelope);
+        string temporary = path + ".tmp";
+        using (var file = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None))
+        {
+            file.Write(bytes);
+            file.Flush(flushToDisk: true);
+        }
+
+        File.Move(temporary, path, overwrite: true);
+    }
+
+    /// <summary>Throws <see cref="StoreManifestMismatchException"/> naming the first setting in which <paramref name="requested"/> differs.</summary>
+    public void EnsureCompatibleWith(StoreManifest requested, string path)
+    {
+        if (FormatVersion != CurrentFormatVersion)
+        {
+            throw new StoreManifestMismatchException(path, nameof(FormatVersion), Text(FormatVersion), $"format {CurrentFormatVersion}, the only one this version of the library reads");
+        }
+
+        Check(nameof(KeyType), KeyType, requested.KeyType);
+        Check(nameof(ValueType), ValueType, requested.ValueType);
+        Check(nameof(Serialization), Serialization, requested.Serialization);
+        Check(nameof(MixedStorageKVStoreOptions.ValueChecksums), Text(ValueChecksums), Text(requested.ValueChecksums));
+        Check(nameof(MixedStorageKVStoreOptions.PageSizeBits), Text(PageSizeBits), Text(requested.PageSizeBits));
+        Check(nameof(MixedStorageKVStoreOptions.SegmentSizeBits), Text(SegmentSizeBits), Text(requested.SegmentSizeBits));
+        Check(nameof(MixedStorageKVStoreOptions.IndexNumBuckets), Text(IndexNumBuckets), Text(requested.IndexNumBuckets));
+
+        void Check(string setting, string stored, string wanted)
+        {
+            if (!string.Equals(stored, wanted, StringComparison.Ordinal))
+            {
+                throw new StoreManifestMismatchException(path, setting, stored, wanted);
+            }
+        }
+    }
+
+    private static string Text<T>(T value) where T : IFormattable => value.ToString(null, CultureInfo.InvariantCulture);
+
+    private static string Text(bool value) => value ? "true" : "false";
+
+    private static string Checksum(StoreManifest manifest)
+    {
+        byte[] content = JsonSerializer.SerializeToUtf8Bytes(manifest, ManifestJsonContext.Default.StoreManifest);
+        return Crc32C.Compute(content, 0).ToString("x8", CultureInfo.InvariantCulture);
+    }
+
+    /// <summary>The file's shape: the manifest and the checksum of its canonical serialization.</summary>
+    internal sealed record Envelope(StoreManifest Manifest, string Crc32C);
+}
+
+[JsonSourceGenerationOptions(WriteIndented = true)]
+[JsonSerializable(typeof(StoreManifest.Envelope))]
+[JsonSerializable(typeof(StoreManifest))]
+internal sealed partial class ManifestJsonContext : JsonSerializerContext
+{
+}

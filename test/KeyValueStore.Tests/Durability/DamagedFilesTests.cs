@@ -1,0 +1,157 @@
+using System;
+using System.IO;
+using System.Linq;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+using static KeyValueStore.Tests.Durability.DurableStores;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>Damaged, truncated or missing files: a typed exception naming the file, the files left as they were, never wrong data.</summary>
+public class DamagedFilesTests
+{
+    [Fact]
+    public async Task DamagedCheckpointMetadata_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 500);
+        string metadata = Directory.GetFiles(Path.Combine(temp.Path, "store.checkpoints", "cpr-checkpoints"), "info.dat.0", SearchOption.AllDirectories).Single();
+        OverwriteMetadataBody(metadata);
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(metadata, error.FilePath);
+        Assert.Contains(metadata, error.Message, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
+    public async Task TruncatedSegment_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 5_000);
+        string segment = Path.Combine(temp.Path, "store.log.0");
+        using (var file = new FileStream(segment, FileMode.Open))
+        {
+            file.SetLength(4_096);
+        }
+
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
+    public async Task MissingSegment_IsReportedByName()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 5_000);
+        string segment = Path.Combine(temp.Path, "store.log.0");
+        File.Delete(segment);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(segment, error.FilePath);
+    }
+
+    [Fact]
+    public async Task AnIncompleteNewerCheckpoint_IsSkippedWithAWarning_AndTheCompletedOneIsRecovered()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 500);
+
+        // What a crash in the middle of writing a checkpoint's metadata leaves: a folder whose info.dat is cut short.
+        string leftover = Path.Combine(temp.Path, "store.checkpoints", "cpr-checkpoints", Guid.NewGuid().ToString(), "info.dat.0");
+        Directory.CreateDirectory(Path.GetDirectoryName(leftover)!);
+        File.WriteAllBytes(leftover, [200, 0, 0, 0, (byte)'1']);
+        var logger = new RecordingLogger();
+
+        await using var store = StoreFactory.Open(options, logger);
+
+        Assert.Contains(logger.Events, e => e.Id.Id == 22 && e.Message.Contains(leftover, StringComparison.Ordinal));
+        Assert.Contains(21, logger.EventIds);
+        for (int i = 0; i < 500; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(store, i));
+        }
+    }
+
+    [Fact]
+    public async Task DamagedValue_WithChecksums_ThrowsNamingItsLocation_AndTheStoreStaysUsable()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        options.ValueChecksums = true;
+        await WriteAndCloseAsync(options, 2_000);
+
+        // Damage the filler of key 42's value where it lies in a segment file.
+        byte[] needle = Value(42, 1, 200).AsSpan(0, 20).ToArray();
+        string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
+        FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), needle) + 100);
+
+        await using var store = StoreFactory.Open(options);
+
+        var error = await Assert.ThrowsAsync<ValueChecksumMismatchException>(() => ReadAsync(store, 42));
+        Assert.Equal(segment, error.SegmentFile);
+        Assert.Contains(segment, error.Message, StringComparison.Ordinal);
+        Assert.Equal(Value(41, 1, 200), await ReadAsync(store, 41));
+        await store.UpsertAsync(Key(42), Value(42, 2, 10));
+        Assert.Equal(Value(42, 2, 10), await ReadAsync(store, 42));
+    }
+
+    [Fact]
+    public async Task WithoutChecksums_TheSameDamage_GoesUndetected_WhichIsWhyTheOptionExists()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 2_000);
+        byte[] needle = Value(42, 1, 200).AsSpan(0, 20).ToArray();
+        string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
+        FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), needle) + 100);
+
+        await using var store = StoreFactory.Open(options);
+
+        byte[]? value = await ReadAsync(store, 42);
+        Assert.NotNull(value);
+        Assert.NotEqual(Value(42, 1, 200), value);
+    }
+
+    internal static async Task WriteAndCloseAsync(MixedStorageKVStoreOptions options, int count)
+    {
+        await using var store = StoreFactory.Open(options);
+        for (int i = 0; i < count; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+    }
+
+    /// <summary>Keeps the length prefix and replaces the metadata text after it, as bit rot across the file would.</summary>
+    private static void OverwriteMetadataBody(string path)
+    {
+        byte[] bytes = File.ReadAllBytes(path);
+        int length = BitConverter.ToInt32(bytes, 0);
+        bytes.AsSpan(sizeof(int), length).Fill((byte)'7');
+        File.WriteAllBytes(path, bytes);
+    }
+
+    private static void FlipByteAt(string path, int offset)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        int b = file.ReadByte();
+        file.Position = offset;
+        file.WriteByte((byte)(b ^ 0x5A));
+    }
+
+    private static int IndexOf(byte[] haystack, byte[] needle) => haystack.AsSpan().IndexOf(needle);
+}

@@ -1,0 +1,60 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Security.Cryptography;
+using System.Text;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>Options and helpers for tests of durable stores on real files.</summary>
+internal static class DurableStores
+{
+    /// <summary>
+    /// The low-memory store made durable. Periodic checkpoints are an hour apart, so a test decides when checkpoints
+    /// happen (on demand, after compaction, on close).
+    /// </summary>
+    public static MixedStorageKVStoreOptions Options(string directory, DurabilityMode mode)
+    {
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(directory);
+        options.Durability = mode;
+        options.DeleteLogOnClose = false;
+        options.CheckpointIntervalMS = 3_600_000;
+
+        // Sixteen 4 KB pages rather than two: with only two pages, every fold-over checkpoint stalls all writers until
+        // both pages are flushed (docs/durability.md), which makes Commit-mode tests crawl without testing anything more.
+        options.MemorySizeBits = 16;
+        return options;
+    }
+
+    public static byte[] Key(int i) => BitConverter.GetBytes(i);
+
+    public static byte[] Value(int i, int version, int size = 0)
+    {
+        string text = $"value-{i:D6}-v{version:D4}-";
+        return Encoding.UTF8.GetBytes(text.PadRight(Math.Max(size, text.Length), '#'));
+    }
+
+    public static async Task<byte[]?> ReadAsync(FasterRecordStore store, int i)
+    {
+        (bool found, PooledBuffer value) = await store.ReadAsync(Key(i));
+        if (!found)
+        {
+            return null;
+        }
+
+        byte[] copy = value.Span.ToArray();
+        value.Return();
+        return copy;
+    }
+
+    /// <summary>Every file under <paramref name="directory"/> with a hash of its content, to prove a failed open changed nothing.</summary>
+    public static IReadOnlyDictionary<string, string> Snapshot(string directory) =>
+        Directory.EnumerateFiles(directory, "*", SearchOption.AllDirectories)
+            .Where(path => !path.EndsWith(".lock", StringComparison.Ordinal))
+            .OrderBy(path => path, StringComparer.Ordinal)
+            .ToDictionary(path => path, path => Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(path))));
+}

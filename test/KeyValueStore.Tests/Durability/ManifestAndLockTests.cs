@@ -1,0 +1,139 @@
+using System;
+using System.IO;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
+using static KeyValueStore.Tests.Durability.DurableStores;
+
+namespace KeyValueStore.Tests.Durability;
+
+public class ManifestAndLockTests
+{
+    public static TheoryData<string, Action<MixedStorageKVStoreOptions>> ChangedSettings => new()
+    {
+        { nameof(MixedStorageKVStoreOptions.ValueChecksums), o => o.ValueChecksums = true },
+        { nameof(MixedStorageKVStoreOptions.PageSizeBits), o => o.PageSizeBits = 13 },
+        { nameof(MixedStorageKVStoreOptions.SegmentSizeBits), o => o.SegmentSizeBits = 21 },
+        { nameof(MixedStorageKVStoreOptions.IndexNumBuckets), o => o.IndexNumBuckets = 1 << 17 },
+    };
+
+    [Theory]
+    [MemberData(nameof(ChangedSettings))]
+    public async Task Reopen_WithAnotherSetting_ThrowsMismatchNamingIt_LeavesTheFiles_AndTheRightSettingsStillOpen(string setting, Action<MixedStorageKVStoreOptions> change)
+    {
+        using var temp = new TempDirectory();
+        await DamagedFilesTests.WriteAndCloseAsync(Options(temp.Path, DurabilityMode.Checkpoint), 300);
+        var before = Snapshot(temp.Path);
+        var changed = Options(temp.Path, DurabilityMode.Checkpoint);
+        change(changed);
+
+        var error = Assert.Throws<StoreManifestMismatchException>(() => StoreFactory.Open(changed));
+
+        Assert.Equal(setting, error.Setting);
+        Assert.Contains(setting, error.Message, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+        await using var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Checkpoint));
+        Assert.Equal(Value(299, 1, 200), await ReadAsync(store, 299));
+    }
+
+    [Fact]
+    public async Task Reopen_WithOtherKeyTypes_ThrowsMismatch()
+    {
+        using var temp = new TempDirectory();
+        await DamagedFilesTests.WriteAndCloseAsync(Options(temp.Path, DurabilityMode.Checkpoint), 10);
+        var settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Checkpoint));
+
+        var error = Assert.Throws<StoreManifestMismatchException>(() =>
+            new FasterRecordStore(settings, NullLogger.Instance, format: new RecordFormat("System.String", "System.Byte[]", "none")));
+
+        Assert.Equal("KeyType", error.Setting);
+        Assert.Equal("System.Byte[]", error.StoredValue);
+        Assert.Equal("System.String", error.RequestedValue);
+    }
+
+    [Fact]
+    public async Task Reopen_WithAnUnknownFormatVersion_ThrowsMismatch()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 10);
+        string manifestPath = Path.Combine(temp.Path, "store.manifest.json");
+        StoreManifest stored = StoreManifest.ReadIfExists(manifestPath)!;
+        (stored with { FormatVersion = 99 }).WriteAtomically(manifestPath);
+
+        var error = Assert.Throws<StoreManifestMismatchException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(nameof(StoreManifest.FormatVersion), error.Setting);
+        Assert.Equal("99", error.StoredValue);
+    }
+
+    [Fact]
+    public async Task DamagedManifest_IsReportedByName()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 10);
+        string manifestPath = Path.Combine(temp.Path, "store.manifest.json");
+        File.WriteAllText(manifestPath, File.ReadAllText(manifestPath).Replace("\"PageSizeBits\": 12", "\"PageSizeBits\": 13", StringComparison.Ordinal));
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(manifestPath, error.FilePath);
+        Assert.Contains("checksum", error.Problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task MissingManifest_BesideTheStoresFiles_IsReportedByName()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 10);
+        string manifestPath = Path.Combine(temp.Path, "store.manifest.json");
+        File.Delete(manifestPath);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(manifestPath, error.FilePath);
+        Assert.False(File.Exists(manifestPath), "a failed open wrote a manifest");
+    }
+
+    [Theory]
+    [InlineData(DurabilityMode.None)]
+    [InlineData(DurabilityMode.Checkpoint)]
+    public async Task ASecondStoreOnTheSameFiles_IsRefused_UntilTheFirstCloses(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        var options = mode == DurabilityMode.None ? StoreFactory.LowMemory(temp.Path) : Options(temp.Path, mode);
+        var first = StoreFactory.Open(options);
+        await first.UpsertAsync(Key(1), Value(1, 1));
+
+        var error = Assert.Throws<StoreLockedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(Path.Combine(temp.Path, "store.lock"), error.LockFilePath);
+        Assert.Equal(Value(1, 1), await ReadAsync(first, 1));
+        await first.DisposeAsync();
+        await using var second = StoreFactory.Open(options);
+        Assert.Equal(mode == DurabilityMode.None ? null : Value(1, 1), await ReadAsync(second, 1));
+    }
+
+    [Fact]
+    public void StoresWithDifferentPrefixes_ShareADirectory()
+    {
+        using var temp = new TempDirectory();
+        var a = StoreFactory.LowMemory(temp.Path);
+        var b = StoreFactory.LowMemory(temp.Path);
+        b.LogFileNamePrefix = "other";
+
+        using var first = StoreFactory.Open(a);
+        using var second = StoreFactory.Open(b);
+    }
+
+    [Fact]
+    public void Crc32C_MatchesTheStandardCheckValue()
+    {
+        Assert.Equal(0xE3069283u, Crc32C.Compute("123456789"u8, 0));
+        Assert.Equal(Crc32C.Compute("123456789"u8, 0), Crc32C.Compute("6789"u8, Crc32C.Compute("12345"u8, 0)));
+    }
+}
