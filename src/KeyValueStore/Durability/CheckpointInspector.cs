@@ -12,11 +12,12 @@ namespace KeyValueStore.Durability;
 /// worse, as silently missing data.
 /// </summary>
 /// <remarks>
-/// FASTER writes each log checkpoint's metadata (<c>cpr-checkpoints/&lt;token&gt;/info.dat.0</c>: a length, then text
-/// lines ending with a checksum of the fields) in one write after the log is flushed, then deletes the previous
-/// checkpoint. So at rest there is exactly one checkpoint. A second one is the leftover of a crash in the middle of
-/// checkpointing: if it fails to parse, it never completed and is skipped. If no checkpoint parses, the metadata was
-/// damaged after it was written, and opening would lose acknowledged data, so the store refuses to open.
+/// FASTER creates a checkpoint's folder when the checkpoint starts, writes its metadata
+/// (<c>cpr-checkpoints/&lt;token&gt;/info.dat.0</c>: a length, then text lines ending with a checksum of the fields) in one
+/// write after the log is flushed, and then deletes the previous checkpoint. A crash of the process therefore leaves
+/// at most one extra folder whose metadata file is missing or empty: that checkpoint never completed and is skipped
+/// (logged). Metadata that is there but does not parse was damaged after it was written; opening anyway could lose
+/// acknowledged data, so the store refuses to open and names the file.
 /// </remarks>
 internal static class CheckpointInspector
 {
@@ -39,28 +40,21 @@ internal static class CheckpointInspector
         }
 
         RecoveryPoint? latest = null;
-        StoreFileCorruptedException? firstDamage = null;
         foreach (string checkpoint in Directory.EnumerateDirectories(folder))
         {
             string metadata = Path.Combine(checkpoint, MetadataFileName);
-            try
+            var file = new FileInfo(metadata);
+            if (!file.Exists || file.Length == 0)
             {
-                RecoveryPoint point = Read(metadata);
-                if (latest is null || point.Version > latest.Version)
-                {
-                    latest = point;
-                }
-            }
-            catch (StoreFileCorruptedException e)
-            {
-                firstDamage ??= e;
                 incomplete.Add(metadata);
+                continue;
             }
-        }
 
-        if (latest is null && firstDamage is not null)
-        {
-            throw firstDamage;
+            RecoveryPoint point = Read(metadata);
+            if (latest is null || point.Version > latest.Version)
+            {
+                latest = point;
+            }
         }
 
         return latest;

@@ -24,6 +24,10 @@ namespace KeyValueStore.Durability;
 /// then joins the next round; the round is closed (swapped for a fresh one) before its checkpoint starts.
 /// </para>
 /// <para>
+/// No write runs while a checkpoint does (<see cref="WriteBarrier"/>): writers wait, and in Commit mode they join the
+/// next round meanwhile. Reads go on.
+/// </para>
+/// <para>
 /// Compaction runs under the same lock (<see cref="RunThenCheckpointAsync"/>): a checkpoint taken while a compaction
 /// is copying records could persist the compaction's new begin address without all of its copies, and then delete
 /// the originals. Holding the lock makes commit rounds wait for a compaction; the benchmark in docs/durability.md says
@@ -36,6 +40,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
+    private readonly WriteBarrier _writes = new();
     private readonly CancellationTokenSource _stopping = new();
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private TaskCompletionSource _nextCommit = NewRound();
@@ -64,6 +69,9 @@ internal sealed class Checkpointer : IAsyncDisposable
             _commits = RunCommitRoundsAsync(_stopping.Token);
         }
     }
+
+    /// <summary>Gets the barrier every write of the store passes, so that no write runs while a checkpoint does.</summary>
+    public WriteBarrier Writes => _writes;
 
     /// <summary>Notes a completed write, so the periodic checkpoint knows there is something to save.</summary>
     public void NoteWrite() => Interlocked.Increment(ref _writesSinceCheckpoint);
@@ -199,16 +207,25 @@ internal sealed class Checkpointer : IAsyncDisposable
     private async Task TakeCheckpointAsync(string reason)
     {
         long started = _timeProvider.GetTimestamp();
-        Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
+        await _writes.CloseAsync().ConfigureAwait(false);
         Guid token;
-        while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
+        try
         {
-            // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
-            // resize); it finishes shortly.
-            await Task.Yield();
+            Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
+            while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
+            {
+                // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
+                // resize); it finishes shortly.
+                await Task.Yield();
+            }
+
+            await _store.CompleteCheckpointAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            _writes.Open();
         }
 
-        await _store.CompleteCheckpointAsync().ConfigureAwait(false);
         Interlocked.Increment(ref _checkpointCount);
         Log.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));
     }

@@ -210,6 +210,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 
     private async ValueTask UpsertRecordAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
     {
+        using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, value.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
@@ -220,6 +221,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 
     private async ValueTask<bool> DeleteRecordAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken)
     {
+        using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
         while (result.Status.IsPending)
@@ -240,6 +242,30 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
 
         _checkpointer.NoteWrite();
         return _commitEachWrite ? _checkpointer.WaitForCommitAsync() : Task.CompletedTask;
+    }
+
+    /// <summary>A write's pass through a durable store's <see cref="WriteBarrier"/>; nothing for a scratch store.</summary>
+    private readonly struct WriteAdmission : IDisposable
+    {
+        private readonly WriteBarrier? _barrier;
+
+        private WriteAdmission(WriteBarrier? barrier)
+        {
+            _barrier = barrier;
+        }
+
+        public static async ValueTask<WriteAdmission> EnterAsync(Checkpointer? checkpointer)
+        {
+            if (checkpointer is null)
+            {
+                return default;
+            }
+
+            await checkpointer.Writes.EnterWriteAsync().ConfigureAwait(false);
+            return new WriteAdmission(checkpointer.Writes);
+        }
+
+        public void Dispose() => _barrier?.ExitWrite();
     }
 
     private ValueChecksumMismatchException ChecksumMismatchAt(long address)

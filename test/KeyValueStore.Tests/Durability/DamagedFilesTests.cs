@@ -70,10 +70,10 @@ public class DamagedFilesTests
         var options = Options(temp.Path, DurabilityMode.Checkpoint);
         await WriteAndCloseAsync(options, 500);
 
-        // What a crash in the middle of writing a checkpoint's metadata leaves: a folder whose info.dat is cut short.
+        // What a crash in the middle of a checkpoint leaves: its folder, with the metadata file created but not yet written.
         string leftover = Path.Combine(temp.Path, "store.checkpoints", "cpr-checkpoints", Guid.NewGuid().ToString(), "info.dat.0");
         Directory.CreateDirectory(Path.GetDirectoryName(leftover)!);
-        File.WriteAllBytes(leftover, [200, 0, 0, 0, (byte)'1']);
+        File.WriteAllBytes(leftover, []);
         var logger = new RecordingLogger();
 
         await using var store = StoreFactory.Open(options, logger);

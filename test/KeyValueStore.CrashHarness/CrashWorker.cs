@@ -1,0 +1,78 @@
+using System;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace KeyValueStore.CrashHarness;
+
+/// <summary>
+/// The child process: writes until it is killed, reporting on standard output, in order, each operation it begins
+/// (<c>B key version</c>, version -1 for a delete) and each one acknowledged (<c>A key version</c>), and in Checkpoint
+/// mode each on-demand checkpoint it starts (<c>S n</c>) and sees complete (<c>C n</c>).
+/// </summary>
+/// <remarks>
+/// Each key belongs to one writer task, so the operations on a key are sequential and the checker knows their order.
+/// Lines are written under one lock, so their order on the pipe is the order in which they happened.
+/// </remarks>
+internal static class CrashWorker
+{
+    private const int Writers = 4;
+    private static readonly object OutputLock = new();
+
+    public static async Task<int> RunAsync(string directory, DurabilityMode mode, int seed, long versionBase)
+    {
+        await using var store = CrashStore.Open(directory, mode);
+        Report("READY");
+        var writers = new Task[Writers + 1];
+        for (int w = 0; w < Writers; w++)
+        {
+            int writer = w;
+            writers[w] = Task.Run(() => WriteForeverAsync(store, writer, new Random(seed * 31 + writer), versionBase + (writer * 1_000_000L)));
+        }
+
+        writers[Writers] = mode == DurabilityMode.Checkpoint ? Task.Run(() => CheckpointForeverAsync(store)) : Task.CompletedTask;
+        await Task.WhenAll(writers);
+        return 0;
+    }
+
+    private static async Task WriteForeverAsync(Storage.FasterRecordStore store, int writer, Random random, long version)
+    {
+        while (true)
+        {
+            int key = (random.Next(CrashStore.KeyCount / Writers) * Writers) + writer;
+            version++;
+            if (random.Next(5) == 0)
+            {
+                Report($"B {key} -1");
+                await store.DeleteAsync(CrashStore.Key(key));
+                Report($"A {key} -1");
+            }
+            else
+            {
+                Report($"B {key} {version}");
+                await store.UpsertAsync(CrashStore.Key(key), CrashStore.Value(key, version));
+                Report($"A {key} {version}");
+            }
+        }
+    }
+
+    private static async Task CheckpointForeverAsync(Storage.FasterRecordStore store)
+    {
+        for (long n = 1; ; n++)
+        {
+            await Task.Delay(100);
+            Report($"S {n}");
+            await store.CheckpointAsync();
+            Report($"C {n}");
+        }
+    }
+
+    private static void Report(string line)
+    {
+        lock (OutputLock)
+        {
+            Console.Out.WriteLine(line);
+            Console.Out.Flush();
+        }
+    }
+}
