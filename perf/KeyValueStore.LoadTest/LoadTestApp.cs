@@ -47,6 +47,15 @@ internal static class LoadTestApp
             }
 
             directory = RunDirectory.Create(options.Directory);
+            try
+            {
+                CapacityCheck.Ensure(options, directory.Path);
+            }
+            catch
+            {
+                directory.Dispose();
+                throw;
+            }
         }
         catch (InvalidOptionException e)
         {
@@ -77,7 +86,15 @@ internal static class LoadTestApp
         TextReport.Write(report, output);
         if (options.JsonPath is not null)
         {
-            JsonReport.Write(report, options.JsonPath);
+            try
+            {
+                JsonReport.Write(report, options.JsonPath);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                errors.WriteLine($"error: writing --json '{options.JsonPath}' failed: {e.Message}");
+                return ExitCodes.RunFailed;
+            }
         }
 
         return report.Verification.Mismatches > 0 ? ExitCodes.VerifyMismatches : ExitCodes.Ok;
