@@ -46,7 +46,7 @@ internal static class FasterStoreSizing
         }
 
         int memoryBits = BitOperations.Log2((ulong)context.MemorySizeBytes);
-        int pageBits = Math.Max(MinPageBits(context.ValueSize), Math.Min(MaxPageSizeBits, memoryBits - PreferredPagesInMemoryBits));
+        int pageBits = PageSizeBits(context.MemorySizeBytes, context.ValueSize);
         return new MixedStorageKVStoreOptions
         {
             LogDirectory = context.Directory,
@@ -57,6 +57,10 @@ internal static class FasterStoreSizing
             IndexNumBuckets = IndexBuckets(context.Records),
         };
     }
+
+    /// <summary>log2 of the page size: eight pages in memory when a record fits, else the smallest page that holds one.</summary>
+    public static int PageSizeBits(long memorySizeBytes, int valueSize) =>
+        Math.Max(MinPageBits(valueSize), Math.Min(MaxPageSizeBits, BitOperations.Log2((ulong)memorySizeBytes) - PreferredPagesInMemoryBits));
 
     /// <summary>One hash bucket (seven entries) per two records, from 16 K buckets (1 MB) to 16 M buckets (1 GB).</summary>
     private static long IndexBuckets(long records) =>

@@ -1,6 +1,6 @@
 namespace KeyValueStore.LoadTest.Reporting;
 
-/// <summary>The options the run used, resolved (defaults filled in).</summary>
+/// <summary>The options the run used, resolved (defaults filled in); memory and page sizes only for the FASTER store.</summary>
 internal sealed record SettingsReport(
     string Backend,
     string BackendDescription,
@@ -12,6 +12,7 @@ internal sealed record SettingsReport(
     long Records,
     int ValueSize,
     long? MemorySizeBytes,
+    long? PageSizeBytes,
     string RunDirectory,
     bool Verify,
     long Seed);

@@ -17,9 +17,9 @@ internal static class TextReport
         Line(text, "workload", $"YCSB {settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
         Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values");
         Line(text, "workers", $"{settings.Threads} concurrent async workers, seed {settings.Seed}");
-        if (settings.MemorySizeBytes is long memory)
+        if (settings.MemorySizeBytes is long memory && settings.PageSizeBytes is long page)
         {
-            Line(text, "memory size", $"{ByteSize.Format(memory)} of log in memory");
+            Line(text, "memory size", $"{ByteSize.Format(memory)} of log in memory, {memory / page} pages of {ByteSize.Format(page)}");
         }
 
         Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");

@@ -149,6 +149,7 @@ internal sealed class LoadTestRunner
         _options.Records,
         _options.ValueSize,
         _options.Backend.UsesMemorySize ? _options.MemorySizeBytes : null,
+        _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.PageSizeBits(_options.MemorySizeBytes, _options.ValueSize) : null,
         runDirectory,
         _options.Verify,
         _options.Seed);
