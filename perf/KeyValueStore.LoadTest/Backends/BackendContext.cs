@@ -1,0 +1,8 @@
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>What a backend is opened with: its own empty directory and the run's sizes.</summary>
+/// <param name="Directory">An empty directory the backend owns; the load test deletes it after the run.</param>
+/// <param name="Records">Records loaded before the run, a sizing hint (FASTER's index).</param>
+/// <param name="ValueSize">Bytes per value.</param>
+/// <param name="MemorySizeBytes">--memory-size: log memory of the FASTER store; other backends ignore it.</param>
+internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes);

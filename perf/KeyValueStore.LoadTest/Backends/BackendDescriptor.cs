@@ -1,0 +1,11 @@
+using System;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>A backend as --backend names it.</summary>
+/// <param name="Name">The value of --backend.</param>
+/// <param name="Description">One line for the usage and the report.</param>
+/// <param name="UsesMemorySize">Whether --memory-size applies (and is checked against --value-size).</param>
+/// <param name="StoresOnDisk">Whether the loaded data must fit on disk (else in memory); checked before a run.</param>
+/// <param name="Open">Opens the backend in the run's directory.</param>
+internal sealed record BackendDescriptor(string Name, string Description, bool UsesMemorySize, bool StoresOnDisk, Func<BackendContext, ILoadTestBackend> Open);

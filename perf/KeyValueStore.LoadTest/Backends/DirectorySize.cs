@@ -1,0 +1,30 @@
+using System.IO;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>Bytes on disk as file sizes: the sum of the lengths of every file under a directory.</summary>
+internal static class DirectorySize
+{
+    public static long Of(string directory)
+    {
+        if (!Directory.Exists(directory))
+        {
+            return 0;
+        }
+
+        long total = 0;
+        foreach (FileInfo file in new DirectoryInfo(directory).EnumerateFiles("*", SearchOption.AllDirectories))
+        {
+            try
+            {
+                total += file.Length;
+            }
+            catch (FileNotFoundException)
+            {
+                // A store may delete a file (FASTER truncating its log) while it is listed.
+            }
+        }
+
+        return total;
+    }
+}

@@ -1,0 +1,53 @@
+using System;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>
+/// This store: the engine, <see cref="FasterRecordStore"/>, on its own files in the run's directory,
+/// sized by <see cref="FasterStoreSizing"/>. Durability modes differ only in their options, so each
+/// mode is this class with a different <c>configure</c> (see <see cref="BackendCatalog"/>).
+/// </summary>
+internal sealed class FasterBackend : ILoadTestBackend
+{
+    private readonly FasterRecordStore _store;
+    private readonly string _directory;
+
+    /// <param name="context">The run's directory and sizes.</param>
+    /// <param name="configure">Changes to the options after sizing, such as a durability mode.</param>
+    public FasterBackend(BackendContext context, Action<MixedStorageKVStoreOptions>? configure = null)
+    {
+        MixedStorageKVStoreOptions options = FasterStoreSizing.Options(context);
+        configure?.Invoke(options);
+        _directory = context.Directory;
+        _store = new FasterRecordStore(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+    }
+
+    public ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value) => _store.UpsertAsync(key, value);
+
+    public async ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination)
+    {
+        (bool found, PooledBuffer value) = await _store.ReadAsync(key).ConfigureAwait(false);
+        if (!found)
+        {
+            return -1;
+        }
+
+        try
+        {
+            int length = value.Length;
+            value.Span[..Math.Min(length, destination.Length)].CopyTo(destination.Span);
+            return length;
+        }
+        finally
+        {
+            value.Return();
+        }
+    }
+
+    public long BytesOnDisk() => DirectorySize.Of(_directory);
+
+    public ValueTask DisposeAsync() => _store.DisposeAsync();
+}

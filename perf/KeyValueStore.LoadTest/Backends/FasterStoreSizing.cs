@@ -1,0 +1,74 @@
+using System;
+using System.Globalization;
+using System.Numerics;
+using KeyValueStore.LoadTest.Options;
+using KeyValueStore.LoadTest.Workloads;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>
+/// Turns --memory-size, --value-size and --records into the FASTER store's sizes. --memory-size is the
+/// log memory (<see cref="MixedStorageKVStoreOptions.MemorySizeBits"/>): a power of two, split into
+/// eight pages when a record fits (at most 32 MB pages, the store's default page), else into pages of
+/// the smallest power of two that holds one record, of which memory must hold at least two.
+/// </summary>
+internal static class FasterStoreSizing
+{
+    private const int PreferredPagesInMemoryBits = 3;
+    private const int MaxPageSizeBits = 25;
+
+    // The load test measures bytes on disk as file sizes, and FASTER preallocates whole segments:
+    // 16 MB segments (the store's default is 256 MB) keep that overcount to at most one partly used segment.
+    private const int SegmentSizeBits = 24;
+
+    /// <summary>Why these sizes cannot make a store, naming the options to change; null when they can.</summary>
+    public static string? Problem(long memorySizeBytes, int valueSize)
+    {
+        int memoryBits = BitOperations.Log2((ulong)memorySizeBytes);
+        int pageBits = MinPageBits(valueSize);
+        if (memoryBits >= pageBits + 1)
+        {
+            return null;
+        }
+
+        long recordSize = PinnedRecord.SizeInLog(RecordCodec.KeySize, valueSize);
+        return string.Create(CultureInfo.InvariantCulture,
+            $"--memory-size {ByteSize.Format(memorySizeBytes)} is too small for --value-size {valueSize}: a record takes {recordSize} bytes in FASTER's log, "
+            + $"a log page must hold one ({ByteSize.Format(1L << pageBits)} pages), and the log memory must hold two pages. Use --memory-size {ByteSize.Format(2L << pageBits)} or more.");
+    }
+
+    public static MixedStorageKVStoreOptions Options(BackendContext context)
+    {
+        if (Problem(context.MemorySizeBytes, context.ValueSize) is string problem)
+        {
+            throw new ArgumentException(problem, nameof(context));
+        }
+
+        int memoryBits = BitOperations.Log2((ulong)context.MemorySizeBytes);
+        int pageBits = PageSizeBits(context.MemorySizeBytes, context.ValueSize);
+        return new MixedStorageKVStoreOptions
+        {
+            LogDirectory = context.Directory,
+            LogFileNamePrefix = "loadtest",
+            MemorySizeBits = memoryBits,
+            PageSizeBits = pageBits,
+            SegmentSizeBits = Math.Max(pageBits, SegmentSizeBits),
+            IndexNumBuckets = IndexBuckets(context.Records),
+        };
+    }
+
+    /// <summary>log2 of the page size: eight pages in memory when a record fits, else the smallest page that holds one.</summary>
+    public static int PageSizeBits(long memorySizeBytes, int valueSize) =>
+        Math.Max(MinPageBits(valueSize), Math.Min(MaxPageSizeBits, BitOperations.Log2((ulong)memorySizeBytes) - PreferredPagesInMemoryBits));
+
+    /// <summary>One hash bucket (seven entries) per two records, from 16 K buckets (1 MB) to 16 M buckets (1 GB).</summary>
+    private static long IndexBuckets(long records) =>
+        (long)BitOperations.RoundUpToPowerOf2((ulong)Math.Clamp(records / 2, 1L << 14, 1L << 24));
+
+    private static int MinPageBits(int valueSize)
+    {
+        long recordSize = PinnedRecord.SizeInLog(RecordCodec.KeySize, valueSize);
+        return Math.Max(StoreSettingsValidator.MinPageSizeBits, BitOperations.Log2(BitOperations.RoundUpToPowerOf2((ulong)recordSize)));
+    }
+}

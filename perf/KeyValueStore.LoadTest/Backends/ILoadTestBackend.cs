@@ -1,0 +1,28 @@
+using System;
+using System.Threading.Tasks;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>
+/// What the load test needs from a store: write, read, and how much disk it uses. Implementations are
+/// safe for any number of concurrent callers. An insert is an upsert of a new key; the YCSB workloads
+/// A–F never delete, so there is no delete.
+/// </summary>
+/// <remarks>
+/// Buffers passed in are reused by the caller as soon as the returned task completes, so a backend
+/// that keeps a value must copy it.
+/// </remarks>
+internal interface ILoadTestBackend : IAsyncDisposable
+{
+    /// <summary>Writes <paramref name="value"/> under <paramref name="key"/>, replacing any value it had.</summary>
+    ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value);
+
+    /// <summary>
+    /// Reads the value of <paramref name="key"/>: -1 when the key has no value; otherwise the value's full
+    /// length, of which the first min(length, destination.Length) bytes were copied to <paramref name="destination"/>.
+    /// </summary>
+    ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination);
+
+    /// <summary>The bytes of every file the backend has on disk now (0 for a memory-only backend).</summary>
+    long BytesOnDisk();
+}

@@ -1,0 +1,176 @@
+using System;
+using System.Collections.Concurrent;
+using System.Data;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Data.Sqlite;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>
+/// The peer: SQLite through Microsoft.Data.Sqlite, one table <c>kv (key BLOB PRIMARY KEY, value BLOB)</c>
+/// in WAL mode with <c>synchronous=NORMAL</c>, which like the FASTER backend today does not make each
+/// write durable on return (a crash may lose the last commits, never corrupt the file).
+/// </summary>
+/// <remarks>
+/// Concurrency as an application would set it up: reads run in parallel, each on a connection from a
+/// pool (one per concurrent reader, each with its own prepared statement); writes go through one
+/// connection, one at a time, queued on an asynchronous lock. SQLite allows one writer at a time
+/// anyway, and writers competing on separate connections would wait in SQLite's busy handler, which
+/// sleeps in whole milliseconds. Microsoft.Data.Sqlite's calls are synchronous: an operation occupies
+/// its worker's thread while it runs.
+/// </remarks>
+internal sealed class SqliteBackend : ILoadTestBackend
+{
+    private const string FileName = "loadtest.db";
+
+    private readonly string _directory;
+    private readonly string _connectionString;
+    private readonly SemaphoreSlim _writeLock = new(1, 1);
+    private readonly SqliteConnection _writer;
+    private readonly SqliteCommand _upsert;
+    private readonly SqliteParameter _upsertKey;
+    private readonly SqliteParameter _upsertValue;
+    private readonly ConcurrentBag<Reader> _readers = [];
+    private readonly ConcurrentBag<Reader> _allReaders = [];
+
+    public SqliteBackend(BackendContext context)
+    {
+        _directory = context.Directory;
+        _connectionString = new SqliteConnectionStringBuilder
+        {
+            DataSource = Path.Combine(context.Directory, FileName),
+            Mode = SqliteOpenMode.ReadWriteCreate,
+            Pooling = false, // The backend keeps its own connections open for the whole run.
+        }.ToString();
+
+        _writer = Open(_connectionString);
+        Execute(_writer, "PRAGMA journal_mode=WAL;");
+        Execute(_writer, "PRAGMA synchronous=NORMAL;");
+        Execute(_writer, "CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL);");
+        _upsert = _writer.CreateCommand();
+        _upsert.CommandText = "INSERT INTO kv (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value;";
+        _upsertKey = _upsert.Parameters.Add("$key", SqliteType.Blob);
+        _upsertValue = _upsert.Parameters.Add("$value", SqliteType.Blob);
+        _upsert.Prepare();
+    }
+
+    public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value)
+    {
+        await _writeLock.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            _upsertKey.Value = AsArray(key);
+            _upsertValue.Value = AsArray(value);
+            _upsert.ExecuteNonQuery();
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+    }
+
+    public ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination)
+    {
+        if (!_readers.TryTake(out Reader? reader))
+        {
+            reader = new Reader(_connectionString);
+            _allReaders.Add(reader);
+        }
+
+        try
+        {
+            return ValueTask.FromResult(reader.Read(AsArray(key), destination));
+        }
+        finally
+        {
+            _readers.Add(reader);
+        }
+    }
+
+    public long BytesOnDisk() => DirectorySize.Of(_directory);
+
+    public ValueTask DisposeAsync()
+    {
+        foreach (Reader reader in _allReaders)
+        {
+            reader.Dispose();
+        }
+
+        _upsert.Dispose();
+        _writer.Dispose();
+        _writeLock.Dispose();
+        return ValueTask.CompletedTask;
+    }
+
+    private static SqliteConnection Open(string connectionString)
+    {
+        var connection = new SqliteConnection(connectionString);
+        connection.Open();
+
+        // Readers can meet a lock briefly while the writer checkpoints the WAL: wait inside SQLite, not fail.
+        Execute(connection, "PRAGMA busy_timeout=10000;");
+        return connection;
+    }
+
+    private static void Execute(SqliteConnection connection, string sql)
+    {
+        using SqliteCommand command = connection.CreateCommand();
+        command.CommandText = sql;
+        command.ExecuteNonQuery();
+    }
+
+    // Microsoft.Data.Sqlite binds blobs from arrays; the load test's buffers are whole arrays, so this copies nothing.
+    private static byte[] AsArray(ReadOnlyMemory<byte> memory) =>
+        MemoryMarshal.TryGetArray(memory, out ArraySegment<byte> segment) && segment.Offset == 0 && segment.Count == segment.Array!.Length
+            ? segment.Array
+            : memory.ToArray();
+
+    /// <summary>A read connection with its prepared select; used by one caller at a time.</summary>
+    private sealed class Reader : IDisposable
+    {
+        private readonly SqliteConnection _connection;
+        private readonly SqliteCommand _select;
+        private readonly SqliteParameter _key;
+
+        public Reader(string connectionString)
+        {
+            _connection = Open(connectionString);
+            _select = _connection.CreateCommand();
+            _select.CommandText = "SELECT value FROM kv WHERE key = $key;";
+            _key = _select.Parameters.Add("$key", SqliteType.Blob);
+            _select.Prepare();
+        }
+
+        public int Read(byte[] key, Memory<byte> destination)
+        {
+            _key.Value = key;
+            using SqliteDataReader row = _select.ExecuteReader(CommandBehavior.SingleRow);
+            if (!row.Read())
+            {
+                return -1;
+            }
+
+            int length = checked((int)row.GetBytes(0, 0, null, 0, 0));
+            int copied = Math.Min(length, destination.Length);
+            if (MemoryMarshal.TryGetArray((ReadOnlyMemory<byte>)destination, out ArraySegment<byte> target))
+            {
+                row.GetBytes(0, 0, target.Array, target.Offset, copied);
+            }
+            else
+            {
+                row.GetFieldValue<byte[]>(0).AsSpan(0, copied).CopyTo(destination.Span);
+            }
+
+            return length;
+        }
+
+        public void Dispose()
+        {
+            _select.Dispose();
+            _connection.Dispose();
+        }
+    }
+}

@@ -1,0 +1,117 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Options;
+using KeyValueStore.LoadTest.Reporting;
+using KeyValueStore.LoadTest.Running;
+
+namespace KeyValueStore.LoadTest;
+
+/// <summary>
+/// The command: parse, check --dir and --json, open the backend in a fresh directory, run, report,
+/// clean up, and turn the outcome into an exit code (<see cref="ExitCodes"/>).
+/// </summary>
+internal static class LoadTestApp
+{
+    /// <param name="args">The command line.</param>
+    /// <param name="output">Where the report goes (stdout).</param>
+    /// <param name="errors">Where progress and errors go (stderr).</param>
+    /// <param name="errorsIsTerminal">Whether <paramref name="errors"/> is a terminal, so the progress line can rewrite itself.</param>
+    /// <param name="cancel">Ctrl+C: ends the current phase early; the report still comes.</param>
+    /// <param name="openBackend">Opens the backend instead of the catalog's; tests wrap a real backend with it.</param>
+    public static async Task<int> RunAsync(
+        IReadOnlyList<string> args,
+        TextWriter output,
+        TextWriter errors,
+        bool errorsIsTerminal,
+        CancellationToken cancel,
+        Func<BackendContext, ILoadTestBackend>? openBackend = null)
+    {
+        LoadTestOptions options;
+        RunDirectory directory;
+        try
+        {
+            options = OptionParser.Parse(args);
+            if (options.ShowHelp)
+            {
+                output.Write(Usage.Text);
+                return ExitCodes.Ok;
+            }
+
+            if (options.JsonPath is not null)
+            {
+                CheckWritable(options.JsonPath);
+            }
+
+            directory = RunDirectory.Create(options.Directory);
+            try
+            {
+                CapacityCheck.Ensure(options, directory.Path);
+            }
+            catch
+            {
+                directory.Dispose();
+                throw;
+            }
+        }
+        catch (InvalidOptionException e)
+        {
+            errors.WriteLine($"error: {e.Message}");
+            errors.WriteLine();
+            errors.Write(Usage.Text);
+            return ExitCodes.BadInput;
+        }
+
+        LoadTestReport report;
+        using (directory)
+        {
+            try
+            {
+                var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes);
+                await using ILoadTestBackend backend = (openBackend ?? options.Backend.Open)(context);
+                var runner = new LoadTestRunner(options, errors, errorsIsTerminal, TimeProvider.System);
+                report = await runner.RunAsync(backend, directory.Path, cancel).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                errors.WriteLine();
+                errors.WriteLine($"error: the {options.Backend.Name} backend failed: {e}");
+                return ExitCodes.RunFailed;
+            }
+        }
+
+        TextReport.Write(report, output);
+        if (options.JsonPath is not null)
+        {
+            try
+            {
+                JsonReport.Write(report, options.JsonPath);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                errors.WriteLine($"error: writing --json '{options.JsonPath}' failed: {e.Message}");
+                return ExitCodes.RunFailed;
+            }
+        }
+
+        return report.Verification.Mismatches > 0 ? ExitCodes.VerifyMismatches : ExitCodes.Ok;
+    }
+
+    /// <summary>Creates (or truncates) the --json file now, so a bad path fails before a run, not after it.</summary>
+    private static void CheckWritable(string path)
+    {
+        try
+        {
+            using (File.Create(path))
+            {
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+        {
+            throw new InvalidOptionException($"--json '{path}' cannot be written: {e.Message}", e);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Options;
+
+/// <summary>A validated command line. The defaults are the README's demo: about 11 seconds on a 2-core machine.</summary>
+internal sealed record LoadTestOptions
+{
+    public const int DefaultThreads = 8;
+    public const int DefaultSeconds = 10;
+    public const long DefaultRecords = 100_000;
+    public const int DefaultValueSize = 256;
+    public const long DefaultMemorySize = 64L << 20; // The store's own default (MemorySizeBits 26).
+    public const long DefaultSeed = 1;
+
+    /// <summary>Gets the number of concurrent asynchronous workers, each issuing one operation at a time.</summary>
+    public int Threads { get; init; } = DefaultThreads;
+
+    /// <summary>Gets the length of the run phase, after the load.</summary>
+    public int Seconds { get; init; } = DefaultSeconds;
+
+    /// <summary>Gets the number of records written before the run phase.</summary>
+    public long Records { get; init; } = DefaultRecords;
+
+    public int ValueSize { get; init; } = DefaultValueSize;
+
+    public Workload Workload { get; init; } = Workload.A;
+
+    public KeyDistribution Distribution { get; init; } = Workload.A.DefaultDistribution;
+
+    public BackendDescriptor Backend { get; init; } = BackendCatalog.All[0];
+
+    /// <summary>Gets the log memory of the FASTER store in bytes, a power of two.</summary>
+    public long MemorySizeBytes { get; init; } = DefaultMemorySize;
+
+    /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
+    public string? Directory { get; init; }
+
+    public string? JsonPath { get; init; }
+
+    public bool Verify { get; init; }
+
+    public long Seed { get; init; } = DefaultSeed;
+
+    public bool ShowHelp { get; init; }
+}

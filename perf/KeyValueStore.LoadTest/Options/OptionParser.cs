@@ -1,0 +1,202 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Numerics;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Options;
+
+/// <summary>
+/// Parses the command line into <see cref="LoadTestOptions"/>. Every problem is an
+/// <see cref="InvalidOptionException"/> whose message names the option, the value given and what is
+/// allowed. Touches nothing on disk: --dir and --json are checked when the run starts.
+/// </summary>
+internal static class OptionParser
+{
+    private static readonly string[] Flags = ["--verify", "--help"];
+
+    private static readonly string[] Valued =
+    [
+        "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
+        "--backend", "--memory-size", "--dir", "--json", "--seed",
+    ];
+
+    public static LoadTestOptions Parse(IReadOnlyList<string> args)
+    {
+        Dictionary<string, string> given = Tokenize(args);
+        if (given.ContainsKey("--help"))
+        {
+            return new LoadTestOptions { ShowHelp = true };
+        }
+
+        var options = new LoadTestOptions();
+        Workload workload = given.TryGetValue("--workload", out string? workloadText) ? ParseWorkload(workloadText) : Workload.A;
+        BackendDescriptor backend = given.TryGetValue("--backend", out string? backendText) ? ParseBackend(backendText) : options.Backend;
+        options = options with
+        {
+            Threads = Get(given, "--threads", options.Threads, text => (int)Integer("--threads", text, OptionRanges.MinThreads, OptionRanges.MaxThreads, OptionRanges.Threads)),
+            Seconds = Get(given, "--seconds", options.Seconds, text => (int)Integer("--seconds", text, OptionRanges.MinSeconds, OptionRanges.MaxSeconds, OptionRanges.Seconds)),
+            Records = Get(given, "--records", options.Records, text => Integer("--records", text, OptionRanges.MinRecords, OptionRanges.MaxRecords, OptionRanges.Records)),
+            ValueSize = Get(given, "--value-size", options.ValueSize, ParseValueSize),
+            Workload = workload,
+            Distribution = given.TryGetValue("--distribution", out string? distributionText) ? ParseDistribution(distributionText) : workload.DefaultDistribution,
+            Backend = backend,
+            MemorySizeBytes = Get(given, "--memory-size", options.MemorySizeBytes, ParseMemorySize),
+            Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
+            JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
+            Verify = given.ContainsKey("--verify"),
+            Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
+        };
+
+        if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize) is string problem)
+        {
+            throw new InvalidOptionException(problem);
+        }
+
+        return options;
+    }
+
+    /// <summary>Splits "--name value" and "--name=value" into a map, rejecting unknown, repeated and stray arguments.</summary>
+    private static Dictionary<string, string> Tokenize(IReadOnlyList<string> args)
+    {
+        var given = new Dictionary<string, string>(StringComparer.Ordinal);
+        for (int i = 0; i < args.Count; i++)
+        {
+            string arg = args[i];
+            if (!arg.StartsWith("--", StringComparison.Ordinal))
+            {
+                throw new InvalidOptionException(arg is "-h" or "-?" or "/?"
+                    ? $"Unknown option '{arg}'; use --help."
+                    : $"Unexpected argument '{arg}': every argument is an option starting with '--', and values follow their option.");
+            }
+
+            int equals = arg.IndexOf('=', StringComparison.Ordinal);
+            string name = equals < 0 ? arg : arg[..equals];
+            string? value = equals < 0 ? null : arg[(equals + 1)..];
+            if (Flags.Contains(name))
+            {
+                if (value is not null)
+                {
+                    throw new InvalidOptionException($"{name} takes no value; got '{arg}'.");
+                }
+
+                value = string.Empty;
+            }
+            else if (Valued.Contains(name))
+            {
+                if (value is null)
+                {
+                    if (i + 1 >= args.Count || args[i + 1].StartsWith("--", StringComparison.Ordinal))
+                    {
+                        throw new InvalidOptionException($"{name} needs a value.");
+                    }
+
+                    value = args[++i];
+                }
+            }
+            else
+            {
+                throw new InvalidOptionException($"Unknown option '{name}'." + Suggestion(name));
+            }
+
+            if (given.TryGetValue(name, out string? earlier))
+            {
+                throw new InvalidOptionException($"{name} is given twice ('{earlier}' and '{value}'); give it once.");
+            }
+
+            given[name] = value;
+        }
+
+        return given;
+    }
+
+    private static string Suggestion(string name)
+    {
+        string? closest = Flags.Concat(Valued)
+            .Select(known => (Known: known, Distance: EditDistance(name, known)))
+            .Where(candidate => candidate.Distance <= 2)
+            .OrderBy(candidate => candidate.Distance)
+            .Select(candidate => candidate.Known)
+            .FirstOrDefault();
+        return closest is null ? string.Empty : $" Did you mean '{closest}'?";
+    }
+
+    private static int EditDistance(string a, string b)
+    {
+        int[] previous = Enumerable.Range(0, b.Length + 1).ToArray();
+        for (int i = 1; i <= a.Length; i++)
+        {
+            int[] current = new int[b.Length + 1];
+            current[0] = i;
+            for (int j = 1; j <= b.Length; j++)
+            {
+                int substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+                current[j] = Math.Min(substitution, Math.Min(previous[j], current[j - 1]) + 1);
+            }
+
+            previous = current;
+        }
+
+        return previous[b.Length];
+    }
+
+    private static T Get<T>(Dictionary<string, string> given, string name, T fallback, Func<string, T> parse) =>
+        given.TryGetValue(name, out string? text) ? parse(text) : fallback;
+
+    private static long Integer(string name, string text, long min, long max, string range)
+    {
+        if (!long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long value) || value < min || value > max)
+        {
+            throw new InvalidOptionException($"{name} must be an integer, {range}; got '{text}'.");
+        }
+
+        return value;
+    }
+
+    private static int ParseValueSize(string text)
+    {
+        if (!ByteSize.TryParse(text, out long bytes) || bytes < OptionRanges.MinValueSize || bytes > OptionRanges.MaxValueSize)
+        {
+            throw new InvalidOptionException($"--value-size must be a size in bytes, {OptionRanges.ValueSize} (a value starts with its 16-byte record id and version); got '{text}'.");
+        }
+
+        return (int)bytes;
+    }
+
+    private static long ParseMemorySize(string text)
+    {
+        if (!ByteSize.TryParse(text, out long bytes) || bytes < OptionRanges.MinMemorySize || bytes > OptionRanges.MaxMemorySize || !BitOperations.IsPow2(bytes))
+        {
+            throw new InvalidOptionException($"--memory-size must be {OptionRanges.MemorySize}, in bytes or with a k, m, g or t suffix (FASTER's log memory is a power of two); got '{text}'.");
+        }
+
+        return bytes;
+    }
+
+    private static Workload ParseWorkload(string text) =>
+        Workload.Find(text) ?? throw new InvalidOptionException(
+            $"--workload must be one of {string.Join(", ", Workload.All.Select(workload => workload.Name))}; got '{text}'."
+            + (string.Equals(text, "E", StringComparison.OrdinalIgnoreCase) ? " YCSB E is short range scans, and the store has no scans." : string.Empty));
+
+    private static KeyDistribution ParseDistribution(string text)
+    {
+        foreach (KeyDistribution distribution in Enum.GetValues<KeyDistribution>())
+        {
+            if (string.Equals(distribution.ToString(), text, StringComparison.OrdinalIgnoreCase))
+            {
+                return distribution;
+            }
+        }
+
+        throw new InvalidOptionException($"--distribution must be one of uniform, zipfian, latest; got '{text}'.");
+    }
+
+    private static BackendDescriptor ParseBackend(string text) =>
+        BackendCatalog.Find(text) ?? throw new InvalidOptionException(
+            $"--backend must be one of {string.Join(", ", BackendCatalog.All.Select(backend => backend.Name))}; got '{text}'.");
+
+    private static string NonEmpty(string name, string text, string what) =>
+        string.IsNullOrWhiteSpace(text) ? throw new InvalidOptionException($"{name} needs {what}; got '{text}'.") : text;
+}

@@ -1,0 +1,54 @@
+using System.Globalization;
+using System.Text;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Options;
+
+/// <summary>The usage text, printed by --help and after every input error.</summary>
+internal static class Usage
+{
+    public static string Text { get; } = Build();
+
+    private static string Build()
+    {
+        var text = new StringBuilder();
+        text.AppendLine("Usage: dotnet run -c Release --project perf/KeyValueStore.LoadTest -- [options]");
+        text.AppendLine();
+        text.AppendLine("Loads --records records, then runs a YCSB workload for --seconds and reports throughput and");
+        text.AppendLine("latency per operation type, bytes on disk and peak memory.");
+        text.AppendLine();
+        text.AppendLine("Options (defaults in brackets):");
+        Option(text, "--threads N", OptionRanges.Threads + $" concurrent async workers, each with one operation in flight [{LoadTestOptions.DefaultThreads}]");
+        Option(text, "--seconds N", OptionRanges.Seconds + $": length of the run phase, after the load [{LoadTestOptions.DefaultSeconds}]");
+        Option(text, "--records N", OptionRanges.Records + $": records loaded before the run [{LoadTestOptions.DefaultRecords}]");
+        Option(text, "--value-size SIZE", OptionRanges.ValueSize + $": bytes per value, k/m suffixes allowed [{LoadTestOptions.DefaultValueSize}]");
+        Option(text, "--workload W", "YCSB workload [A]:");
+        foreach (Workload workload in Workload.All)
+        {
+            Option(text, string.Empty, $"  {workload.Name}: {workload.Description}");
+        }
+
+        Option(text, "--distribution D", "key popularity [zipfian; latest for D]: uniform, zipfian (theta 0.99), latest");
+        Option(text, "--backend B", "what is measured [faster]:");
+        foreach (BackendDescriptor backend in BackendCatalog.All)
+        {
+            Option(text, string.Empty, $"  {backend.Name}: {backend.Description}");
+        }
+
+        Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the faster backend [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
+        Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
+        Option(text, "--json FILE", "also write the results as JSON to FILE");
+        Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");
+        Option(text, "--seed N", string.Create(CultureInfo.InvariantCulture, $"64-bit seed of the workers' random choices [{LoadTestOptions.DefaultSeed}]"));
+        Option(text, "--help", "print this text");
+        text.AppendLine();
+        text.AppendLine("SIZE is bytes, or a number with k, m, g or t (powers of 1024), e.g. 64m. Options take");
+        text.AppendLine("'--name value' or '--name=value'.");
+        text.AppendLine("Exit codes: 0 done; 1 --verify found mismatches; 2 bad input; 3 the backend failed.");
+        return text.ToString();
+    }
+
+    private static void Option(StringBuilder text, string name, string description) =>
+        text.Append("  ").Append(name.PadRight(20)).AppendLine(description.TrimEnd());
+}

@@ -1,0 +1,3 @@
+namespace KeyValueStore.LoadTest.Reporting;
+
+internal sealed record MachineReport(int ProcessorCount, string OperatingSystem, string Runtime);

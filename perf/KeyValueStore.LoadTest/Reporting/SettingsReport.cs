@@ -1,0 +1,18 @@
+namespace KeyValueStore.LoadTest.Reporting;
+
+/// <summary>The options the run used, resolved (defaults filled in); memory and page sizes only for the FASTER store.</summary>
+internal sealed record SettingsReport(
+    string Backend,
+    string BackendDescription,
+    string Workload,
+    string WorkloadDescription,
+    string Distribution,
+    int Threads,
+    int Seconds,
+    long Records,
+    int ValueSize,
+    long? MemorySizeBytes,
+    long? PageSizeBytes,
+    string RunDirectory,
+    bool Verify,
+    long Seed);

@@ -1,0 +1,95 @@
+using System;
+using System.Globalization;
+using System.IO;
+using KeyValueStore.LoadTest.Options;
+
+namespace KeyValueStore.LoadTest.Reporting;
+
+/// <summary>The report as people read it: settings, then throughput, a latency table, disk, memory and verification.</summary>
+internal static class TextReport
+{
+    public static void Write(LoadTestReport report, TextWriter output)
+    {
+        SettingsReport settings = report.Settings;
+        var text = new StringWriter(CultureInfo.InvariantCulture);
+        text.WriteLine();
+        Line(text, "backend", $"{settings.Backend}: {settings.BackendDescription}");
+        Line(text, "workload", $"YCSB {settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
+        Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values");
+        Line(text, "workers", $"{settings.Threads} concurrent async workers, seed {settings.Seed}");
+        if (settings.MemorySizeBytes is long memory && settings.PageSizeBytes is long page)
+        {
+            Line(text, "memory size", $"{ByteSize.Format(memory)} of log in memory, {memory / page} pages of {ByteSize.Format(page)}");
+        }
+
+        Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");
+        Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
+        text.WriteLine();
+
+        PhaseReport load = report.Load;
+        Line(text, "load", $"{load.Operations:N0} records in {load.Seconds:0.00} s, {load.OperationsPerSecond:N0} records/s{(load.Completed ? string.Empty : " (interrupted)")}");
+        RunReport run = report.Run;
+        Line(text, "run", $"{run.Operations:N0} operations in {run.Seconds:0.00} s, {run.OperationsPerSecond:N0} ops/s{(run.Completed ? string.Empty : " (interrupted)")}");
+        if (run.PerThread.Operations.Count > 0)
+        {
+            Line(text, "per thread", $"{run.PerThread.MeanOperationsPerSecond:N0} ops/s mean, {run.PerThread.MinOperationsPerSecond:N0} min, {run.PerThread.MaxOperationsPerSecond:N0} max");
+        }
+
+        text.WriteLine();
+        Row(text, $"  {"operation",-18} {"count",12} {"ops/s",10} {"not found",10} {"mean us",9} {"p50 us",9} {"p99 us",9} {"p99.9 us",9} {"max us",10}");
+        foreach (OperationReport operation in report.Operations)
+        {
+            LatencyReport latency = operation.LatencyMicroseconds;
+            Row(text, $"  {operation.Type,-18} {operation.Count,12:N0} {operation.OperationsPerSecond,10:N0} {operation.NotFound,10:N0} {latency.Mean,9:0.0} {latency.P50,9:0.0} {latency.P99,9:0.0} {latency.P999,9:0.0} {latency.Max,10:0.0}");
+        }
+
+        text.WriteLine();
+        Line(text, "bytes on disk", $"{report.BytesOnDisk:N0} ({ByteSize.Human(report.BytesOnDisk)}), file sizes at the end of the run");
+        MemoryReport memoryReport = report.Memory;
+        Line(text, "peak memory", $"{ByteSize.Human(memoryReport.PeakWorkingSetBytes)} peak working set of the process");
+        Line(text, "GC", $"heap {ByteSize.Human(memoryReport.GcHeapBytes)} at the end, {ByteSize.Human(memoryReport.GcAllocatedBytes)} allocated, collections gen0 {memoryReport.Gen0Collections} / gen1 {memoryReport.Gen1Collections} / gen2 {memoryReport.Gen2Collections}");
+
+        VerificationReport verification = report.Verification;
+        if (!verification.Enabled)
+        {
+            Line(text, "verify", $"off (--verify checks every read)");
+        }
+        else
+        {
+            Line(text, "verify", $"{verification.ReadsChecked:N0} reads checked (sweep: {verification.SweepReads:N0}), {verification.Mismatches:N0} mismatches");
+            foreach (MismatchReport mismatch in verification.Examples)
+            {
+                Row(text, $"    {mismatch.Phase} {mismatch.Operation} of record {mismatch.KeyId}: expected {Expected(mismatch)}, got {mismatch.Observed}");
+            }
+
+            if (verification.Mismatches > verification.Examples.Count)
+            {
+                Row(text, $"    ... and {verification.Mismatches - verification.Examples.Count:N0} more");
+            }
+        }
+
+        output.Write(text.ToString());
+        output.Flush();
+    }
+
+    private static string Expected(MismatchReport mismatch)
+    {
+        if (mismatch.ExpectedHighestVersion == 0)
+        {
+            return "not found";
+        }
+
+        if (mismatch.ExpectedLowestVersion == mismatch.ExpectedHighestVersion)
+        {
+            return FormattableString.Invariant($"version {mismatch.ExpectedHighestVersion}");
+        }
+
+        string orNotFound = mismatch.ExpectedLowestVersion == 0 ? " or not found" : string.Empty;
+        return FormattableString.Invariant($"a version in {Math.Max(mismatch.ExpectedLowestVersion, 1)}..{mismatch.ExpectedHighestVersion}{orNotFound}");
+    }
+
+    // Numbers are formatted the same on every machine, whatever its culture, so reports compare.
+    private static void Line(StringWriter text, string label, FormattableString value) => text.WriteLine($"{label,-14} {value.ToString(CultureInfo.InvariantCulture)}");
+
+    private static void Row(StringWriter text, FormattableString row) => text.WriteLine(row.ToString(CultureInfo.InvariantCulture));
+}

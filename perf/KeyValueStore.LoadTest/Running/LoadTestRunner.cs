@@ -1,0 +1,216 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Measurement;
+using KeyValueStore.LoadTest.Options;
+using KeyValueStore.LoadTest.Reporting;
+using KeyValueStore.LoadTest.Verification;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Running;
+
+/// <summary>
+/// Runs the phases against one backend: load (every record written once), run (the workload for
+/// --seconds), and with --verify a sweep that reads every id once more; then measures disk and memory.
+/// </summary>
+internal sealed class LoadTestRunner
+{
+    /// <summary>Ids past the highest ever written that the sweep reads too: they must be "not found".</summary>
+    internal const int NeverWrittenProbes = 1000;
+
+    private readonly LoadTestOptions _options;
+    private readonly ProgressLine _progress;
+    private readonly TimeProvider _time;
+
+    public LoadTestRunner(LoadTestOptions options, TextWriter progress, bool progressIsTerminal, TimeProvider time)
+    {
+        _options = options;
+        _progress = new ProgressLine(progress, progressIsTerminal, time);
+        _time = time;
+    }
+
+    /// <summary>Runs every phase; <paramref name="cancel"/> (Ctrl+C) ends the current phase early and skips the rest, and the report says so.</summary>
+    public async Task<LoadTestReport> RunAsync(ILoadTestBackend backend, string runDirectory, CancellationToken cancel)
+    {
+        EnsureThreadsForWorkers(_options.Threads);
+        var model = new ExpectedContents();
+        using KeyLocks? locks = _options.Verify ? new KeyLocks() : null;
+        var state = new RunState(
+            _options,
+            backend,
+            model,
+            new KeySpace(_options.Records, model),
+            locks,
+            _options.Verify ? new ReadVerifier(_options.ValueSize) : null,
+            _time);
+        Worker[] workers = Enumerable.Range(0, _options.Threads).Select(index => new Worker(state, index)).ToArray();
+
+        var cursor = new LoadCursor(_options.Records);
+        PhaseResult load = await RunPhaseAsync("load", "records", _options.Records, workers, (worker, stop) => worker.LoadAsync(cursor, stop), duration: null, cancel).ConfigureAwait(false);
+
+        PhaseResult run = PhaseResult.Skipped;
+        long[] perWorker = new long[workers.Length];
+        if (!cancel.IsCancellationRequested)
+        {
+            run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel).ConfigureAwait(false);
+            perWorker = workers.Select(worker => worker.Completed).ToArray();
+        }
+
+        long sweepReads = 0;
+        if (state.Verifier is not null && !cancel.IsCancellationRequested)
+        {
+            long end = state.Keys.Issued + NeverWrittenProbes;
+            int stride = workers.Length;
+            PhaseResult sweep = await RunPhaseAsync("verify", "reads", end, workers, (worker, stop) => worker.SweepAsync(Array.IndexOf(workers, worker), end, stride, stop), duration: null, cancel).ConfigureAwait(false);
+            sweepReads = sweep.Operations;
+        }
+
+        long bytesOnDisk = backend.BytesOnDisk();
+        return new LoadTestReport(
+            Settings(runDirectory),
+            new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription),
+            new PhaseReport(load.Operations, load.Seconds, Rate(load.Operations, load.Seconds), load.Completed),
+            RunSummary(run, perWorker),
+            Operations(workers, run.Seconds),
+            bytesOnDisk,
+            MemorySnapshot(),
+            new VerificationReport(
+                state.Verifier is not null,
+                workers.Sum(worker => worker.ReadsChecked),
+                sweepReads,
+                state.Verifier?.Mismatches ?? 0,
+                (state.Verifier?.Examples ?? []).Select(mismatch => new MismatchReport(
+                    mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()));
+    }
+
+    /// <summary>
+    /// Workers are asynchronous loops on the thread pool, and an operation that completes
+    /// synchronously (FASTER in memory; SQLite always) keeps its thread busy. The pool starts with one
+    /// thread per core and adds more only slowly, so without this most workers would wait seconds for
+    /// a thread. Raising the minimum lets every worker, and the progress line, run from the start.
+    /// </summary>
+    private static void EnsureThreadsForWorkers(int workers)
+    {
+        ThreadPool.GetMinThreads(out int minWorkerThreads, out int minIoThreads);
+        int wanted = workers + (2 * Environment.ProcessorCount);
+        if (minWorkerThreads < wanted)
+        {
+            ThreadPool.SetMinThreads(wanted, minIoThreads);
+        }
+    }
+
+    private async Task<PhaseResult> RunPhaseAsync(
+        string phase, string unit, long? total, Worker[] workers, Func<Worker, CancellationToken, Task> work, TimeSpan? duration, CancellationToken cancel)
+    {
+        using var timer = duration is TimeSpan length ? new CancellationTokenSource(length, _time) : new CancellationTokenSource();
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancel, timer.Token);
+        using var progressStop = new CancellationTokenSource();
+        long start = _time.GetTimestamp();
+        Task progress = _progress.RunAsync(phase, unit, () => workers.Sum(worker => worker.Completed), total, start, progressStop.Token);
+        try
+        {
+            await Task.WhenAll(workers.Select(worker => Task.Run(async () =>
+            {
+                try
+                {
+                    await work(worker, stop.Token).ConfigureAwait(false);
+                }
+                catch
+                {
+                    await stop.CancelAsync().ConfigureAwait(false); // One failing worker ends the phase for all.
+                    throw;
+                }
+            }))).ConfigureAwait(false);
+        }
+        finally
+        {
+            await progressStop.CancelAsync().ConfigureAwait(false);
+            await progress.ConfigureAwait(false);
+        }
+
+        double seconds = _time.GetElapsedTime(start).TotalSeconds;
+        return new PhaseResult(workers.Sum(worker => worker.Completed), seconds, !cancel.IsCancellationRequested);
+    }
+
+    private SettingsReport Settings(string runDirectory) => new(
+        _options.Backend.Name,
+        _options.Backend.Description,
+        _options.Workload.Name,
+        _options.Workload.Description,
+        _options.Distribution.ToString().ToLowerInvariant(),
+        _options.Threads,
+        _options.Seconds,
+        _options.Records,
+        _options.ValueSize,
+        _options.Backend.UsesMemorySize ? _options.MemorySizeBytes : null,
+        _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.PageSizeBits(_options.MemorySizeBytes, _options.ValueSize) : null,
+        runDirectory,
+        _options.Verify,
+        _options.Seed);
+
+    private static RunReport RunSummary(PhaseResult run, long[] perWorker)
+    {
+        double[] rates = perWorker.Select(count => Rate(count, run.Seconds)).ToArray();
+        return new RunReport(
+            run.Operations,
+            run.Seconds,
+            Rate(run.Operations, run.Seconds),
+            new PerThreadReport(rates.Average(), rates.Min(), rates.Max(), perWorker),
+            run.Completed);
+    }
+
+    private IReadOnlyList<OperationReport> Operations(Worker[] workers, double seconds)
+    {
+        var reports = new List<OperationReport>();
+        foreach (OperationType type in _options.Workload.OperationTypes)
+        {
+            var merged = new LatencyHistogram();
+            foreach (Worker worker in workers)
+            {
+                merged.Add(worker.Latency(type));
+            }
+
+            reports.Add(new OperationReport(
+                OperationNames.Of(type),
+                merged.Count,
+                workers.Sum(worker => worker.NotFound(type)),
+                Rate(merged.Count, seconds),
+                new LatencyReport(
+                    Microseconds(merged.Mean),
+                    Microseconds(merged.ValueAtQuantile(0.50)),
+                    Microseconds(merged.ValueAtQuantile(0.99)),
+                    Microseconds(merged.ValueAtQuantile(0.999)),
+                    Microseconds(merged.Max))));
+        }
+
+        return reports;
+    }
+
+    private static MemoryReport MemorySnapshot()
+    {
+        using Process self = Process.GetCurrentProcess();
+        self.Refresh();
+        return new MemoryReport(
+            self.PeakWorkingSet64,
+            GC.GetGCMemoryInfo().HeapSizeBytes,
+            GC.GetTotalAllocatedBytes(),
+            GC.CollectionCount(0),
+            GC.CollectionCount(1),
+            GC.CollectionCount(2));
+    }
+
+    private static double Rate(long count, double seconds) => seconds > 0 ? count / seconds : 0;
+
+    private static double Microseconds(double nanoseconds) => Math.Round(nanoseconds / 1000, 3);
+
+    private sealed record PhaseResult(long Operations, double Seconds, bool Completed)
+    {
+        public static PhaseResult Skipped { get; } = new(0, 0, false);
+    }
+}

@@ -1,0 +1,159 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Measurement;
+using KeyValueStore.LoadTest.Verification;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Running;
+
+/// <summary>
+/// One of the --threads workers: an asynchronous loop with one operation in flight at a time, its own
+/// random stream, key chooser, buffers and histograms, so workers share nothing on the hot path but
+/// the backend and the model.
+/// </summary>
+internal sealed class Worker
+{
+    private static readonly int OperationTypeCount = Enum.GetValues<OperationType>().Length;
+
+    private readonly RunState _state;
+    private readonly IKeyChooser _chooser;
+    private readonly byte[] _key = new byte[RecordCodec.KeySize];
+    private readonly byte[] _value;
+    private readonly byte[] _readBuffer;
+    private readonly LatencyHistogram[] _latencies;
+    private readonly long[] _notFound;
+    private readonly double _nanosecondsPerTick;
+    private SplitMix64 _random;
+    private long _completed;
+
+    public Worker(RunState state, int index)
+    {
+        _state = state;
+        _random = SplitMix64.ForWorker(state.Options.Seed, index);
+        _chooser = KeyChoosers.Create(state.Options.Distribution, state.Options.Records);
+        _value = new byte[state.Options.ValueSize];
+        _readBuffer = new byte[state.Options.ValueSize];
+        _latencies = new LatencyHistogram[OperationTypeCount];
+        for (int i = 0; i < _latencies.Length; i++)
+        {
+            _latencies[i] = new LatencyHistogram();
+        }
+
+        _notFound = new long[OperationTypeCount];
+        _nanosecondsPerTick = 1e9 / state.Time.TimestampFrequency;
+    }
+
+    /// <summary>Gets the operations this worker completed in the current phase; read by the progress line while it runs.</summary>
+    public long Completed => Volatile.Read(ref _completed);
+
+    /// <summary>Gets the reads this worker checked against the model (with --verify).</summary>
+    public long ReadsChecked { get; private set; }
+
+    public LatencyHistogram Latency(OperationType type) => _latencies[(int)type];
+
+    public long NotFound(OperationType type) => _notFound[(int)type];
+
+    /// <summary>Writes version 1 of the ids it takes from <paramref name="nextId"/> until all are loaded.</summary>
+    public async Task LoadAsync(LoadCursor nextId, CancellationToken stop)
+    {
+        ResetCount();
+        while (!stop.IsCancellationRequested && nextId.TryTake(out long id))
+        {
+            await WriteNextVersionAsync(id).ConfigureAwait(false);
+            Count();
+        }
+    }
+
+    /// <summary>Issues the workload's operations, timing each, until <paramref name="stop"/>.</summary>
+    public async Task RunAsync(CancellationToken stop)
+    {
+        ResetCount();
+        Workload workload = _state.Options.Workload;
+        TimeProvider time = _state.Time;
+        while (!stop.IsCancellationRequested)
+        {
+            OperationType type = workload.Pick(_random.NextDouble());
+            long id = type == OperationType.Insert ? _state.Keys.ReserveInsert() : _chooser.Next(ref _random, _state.Keys.Readable);
+            long start = time.GetTimestamp();
+            bool found = type switch
+            {
+                OperationType.Read => await ReadAsync(id, "run", type).ConfigureAwait(false),
+                OperationType.Update => await UpdateAsync(id).ConfigureAwait(false),
+                OperationType.Insert => await InsertAsync(id).ConfigureAwait(false),
+                _ => await ReadModifyWriteAsync(id).ConfigureAwait(false),
+            };
+            long end = time.GetTimestamp();
+            _latencies[(int)type].Record((long)((end - start) * _nanosecondsPerTick));
+            if (!found)
+            {
+                _notFound[(int)type]++;
+            }
+
+            Count();
+        }
+    }
+
+    /// <summary>With --verify, after the run: reads every id this worker is given and compares it with the model exactly, nothing being in flight.</summary>
+    public async Task SweepAsync(long firstId, long endId, int stride, CancellationToken stop)
+    {
+        ResetCount();
+        for (long id = firstId; id < endId && !stop.IsCancellationRequested; id += stride)
+        {
+            await ReadAsync(id, "sweep", OperationType.Read).ConfigureAwait(false);
+            Count();
+        }
+    }
+
+    private async ValueTask<bool> ReadAsync(long id, string phase, OperationType operation)
+    {
+        RecordCodec.WriteKey(_key, id);
+        long lowest = _state.Model.Completed(id);
+        int length = await _state.Backend.ReadAsync(_key, _readBuffer).ConfigureAwait(false);
+        if (_state.Verifier is ReadVerifier verifier)
+        {
+            long highest = _state.Model.Issued(id);
+            verifier.Check(phase, operation, id, lowest, highest, length, _readBuffer.AsSpan(0, Math.Clamp(length, 0, _readBuffer.Length)));
+            ReadsChecked++;
+        }
+
+        return length >= 0;
+    }
+
+    private async ValueTask<bool> UpdateAsync(long id)
+    {
+        using KeyLocks.Held held = _state.Locks is null ? default : await _state.Locks.LockAsync(id).ConfigureAwait(false);
+        await WriteNextVersionAsync(id).ConfigureAwait(false);
+        return true;
+    }
+
+    private async ValueTask<bool> InsertAsync(long id)
+    {
+        // A fresh id has no other writer and is not read before its insert completes: no lock needed.
+        await WriteNextVersionAsync(id).ConfigureAwait(false);
+        _state.Keys.InsertCompleted();
+        return true;
+    }
+
+    private async ValueTask<bool> ReadModifyWriteAsync(long id)
+    {
+        using KeyLocks.Held held = _state.Locks is null ? default : await _state.Locks.LockAsync(id).ConfigureAwait(false);
+        bool found = await ReadAsync(id, "run", OperationType.ReadModifyWrite).ConfigureAwait(false);
+        await WriteNextVersionAsync(id).ConfigureAwait(false);
+        return found;
+    }
+
+    private async ValueTask WriteNextVersionAsync(long id)
+    {
+        long version = _state.Model.BeginWrite(id);
+        RecordCodec.WriteKey(_key, id);
+        RecordCodec.WriteValue(_value, id, version);
+        await _state.Backend.UpsertAsync(_key, _value).ConfigureAwait(false);
+        _state.Model.EndWrite(id, version);
+    }
+
+    private void ResetCount() => Volatile.Write(ref _completed, 0);
+
+    // Only this worker writes the count; the progress line reads it.
+    private void Count() => Volatile.Write(ref _completed, _completed + 1);
+}

@@ -1,0 +1,132 @@
+using KeyValueStore.LoadTest.Options;
+using KeyValueStore.LoadTest.Workloads;
+
+namespace KeyValueStore.LoadTest.Tests.Options;
+
+public class OptionParserTests
+{
+    [Fact]
+    public void NoArguments_GiveTheDocumentedDefaults()
+    {
+        LoadTestOptions options = OptionParser.Parse([]);
+
+        Assert.Equal(8, options.Threads);
+        Assert.Equal(10, options.Seconds);
+        Assert.Equal(100_000, options.Records);
+        Assert.Equal(256, options.ValueSize);
+        Assert.Same(Workload.A, options.Workload);
+        Assert.Equal(KeyDistribution.Zipfian, options.Distribution);
+        Assert.Equal("faster", options.Backend.Name);
+        Assert.Equal(64L << 20, options.MemorySizeBytes);
+        Assert.Null(options.Directory);
+        Assert.Null(options.JsonPath);
+        Assert.False(options.Verify);
+        Assert.Equal(1, options.Seed);
+        Assert.False(options.ShowHelp);
+    }
+
+    [Fact]
+    public void EveryOption_IsParsed_InBothSpellings()
+    {
+        LoadTestOptions spaced = OptionParser.Parse([
+            "--threads", "3", "--seconds", "7", "--records", "5000", "--value-size", "1k", "--workload", "f",
+            "--distribution", "Uniform", "--backend", "SQLITE", "--memory-size", "1g", "--dir", "/some/dir",
+            "--json", "out.json", "--verify", "--seed", "-42",
+        ]);
+        LoadTestOptions joined = OptionParser.Parse([
+            "--threads=3", "--seconds=7", "--records=5000", "--value-size=1k", "--workload=f",
+            "--distribution=Uniform", "--backend=SQLITE", "--memory-size=1g", "--dir=/some/dir",
+            "--json=out.json", "--verify", "--seed=-42",
+        ]);
+
+        foreach (LoadTestOptions options in new[] { spaced, joined })
+        {
+            Assert.Equal(3, options.Threads);
+            Assert.Equal(7, options.Seconds);
+            Assert.Equal(5000, options.Records);
+            Assert.Equal(1024, options.ValueSize);
+            Assert.Same(Workload.F, options.Workload);
+            Assert.Equal(KeyDistribution.Uniform, options.Distribution);
+            Assert.Equal("sqlite", options.Backend.Name);
+            Assert.Equal(1L << 30, options.MemorySizeBytes);
+            Assert.Equal("/some/dir", options.Directory);
+            Assert.Equal("out.json", options.JsonPath);
+            Assert.True(options.Verify);
+            Assert.Equal(-42, options.Seed);
+        }
+    }
+
+    [Fact]
+    public void WorkloadD_DefaultsToTheLatestDistribution_AsInYcsb_UnlessOneIsGiven()
+    {
+        Assert.Equal(KeyDistribution.Latest, OptionParser.Parse(["--workload", "D"]).Distribution);
+        Assert.Equal(KeyDistribution.Zipfian, OptionParser.Parse(["--workload", "D", "--distribution", "zipfian"]).Distribution);
+    }
+
+    [Fact]
+    public void Help_IsRecognised_WhateverElseIsGiven()
+    {
+        Assert.True(OptionParser.Parse(["--help"]).ShowHelp);
+        Assert.True(OptionParser.Parse(["--threads", "2", "--help"]).ShowHelp);
+    }
+
+    [Fact]
+    public void ASmallMemorySize_IsAcceptedForBackendsThatIgnoreIt()
+    {
+        // 64k cannot hold two FASTER pages of a 1 MiB record, but the memory backend has no pages.
+        LoadTestOptions options = OptionParser.Parse(["--backend", "memory", "--memory-size", "64k", "--value-size", "1m"]);
+
+        Assert.Equal(1 << 20, options.ValueSize);
+    }
+
+    public static TheoryData<string[], string[]> BadInput => new()
+    {
+        // The arguments, then fragments the message must contain: the option, the value, what is allowed.
+        { ["--thread", "4"], ["Unknown option '--thread'", "Did you mean '--threads'?"] },
+        { ["--frobnicate"], ["Unknown option '--frobnicate'"] },
+        { ["-h"], ["Unknown option '-h'", "--help"] },
+        { ["fast"], ["Unexpected argument 'fast'"] },
+        { ["--threads"], ["--threads needs a value"] },
+        { ["--threads", "--verify"], ["--threads needs a value"] },
+        { ["--threads", "four"], ["--threads", "1 to 1024", "'four'"] },
+        { ["--threads", "0"], ["--threads", "1 to 1024", "'0'"] },
+        { ["--threads", "1025"], ["--threads", "1 to 1024", "'1025'"] },
+        { ["--threads", "2.5"], ["--threads", "1 to 1024", "'2.5'"] },
+        { ["--threads", ""], ["--threads", "1 to 1024", "''"] },
+        { ["--seconds", "0"], ["--seconds", "1 to 86400", "'0'"] },
+        { ["--seconds", "86401"], ["--seconds", "1 to 86400", "'86401'"] },
+        { ["--records", "0"], ["--records", "1 to 100000000", "'0'"] },
+        { ["--records", "100000001"], ["--records", "1 to 100000000", "'100000001'"] },
+        { ["--records", "99999999999999999999"], ["--records", "1 to 100000000", "'99999999999999999999'"] },
+        { ["--value-size", "15"], ["--value-size", "16 to 1m", "'15'"] },
+        { ["--value-size", "2m"], ["--value-size", "16 to 1m", "'2m'"] },
+        { ["--value-size", "12x"], ["--value-size", "16 to 1m", "'12x'"] },
+        { ["--value-size", "-1"], ["--value-size", "16 to 1m", "'-1'"] },
+        { ["--workload", "E"], ["--workload", "A, B, C, D, F", "'E'", "range scans"] },
+        { ["--workload", "Z"], ["--workload", "A, B, C, D, F", "'Z'"] },
+        { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },
+        { ["--backend", "rocksdb"], ["--backend", "faster, memory, sqlite", "'rocksdb'"] },
+        { ["--memory-size", "100m"], ["--memory-size", "power of two from 64k to 1t", "'100m'"] },
+        { ["--memory-size", "32k"], ["--memory-size", "power of two from 64k to 1t", "'32k'"] },
+        { ["--memory-size", "2t"], ["--memory-size", "power of two from 64k to 1t", "'2t'"] },
+        { ["--memory-size", "lots"], ["--memory-size", "power of two from 64k to 1t", "'lots'"] },
+        { ["--memory-size", "64k", "--value-size", "1m"], ["--memory-size 64k is too small for --value-size 1048576", "Use --memory-size 4m or more"] },
+        { ["--dir", ""], ["--dir needs a directory path", "''"] },
+        { ["--json", " "], ["--json needs a file path", "' '"] },
+        { ["--seed", "x"], ["--seed", "64-bit integer", "'x'"] },
+        { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
+        { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadInput))]
+    public void BadInput_IsRejected_WithAMessageNamingTheOptionTheValueAndTheAllowedRange(string[] args, string[] expectedFragments)
+    {
+        InvalidOptionException error = Assert.Throws<InvalidOptionException>(() => OptionParser.Parse(args));
+
+        foreach (string fragment in expectedFragments)
+        {
+            Assert.Contains(fragment, error.Message, System.StringComparison.Ordinal);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+using System;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Tests.Support;
+
+namespace KeyValueStore.LoadTest.Tests.Reporting;
+
+/// <summary>What a finished run prints and writes: the text report, the --json file, the progress lines, and nothing left on disk.</summary>
+[Collection(RunsCollection.Name)]
+public class ReportTests
+{
+    [Fact]
+    public async Task Json_HoldsTheSameResults_ForScripts()
+    {
+        using var temp = new TempDirectory();
+        string json = Path.Combine(temp.Path, "report.json");
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--workload", "F", "--json", json, "--verify"]);
+
+        Assert.True(run.ExitCode == 0, run.Errors);
+        using JsonDocument document = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+        JsonElement root = document.RootElement;
+
+        JsonElement settings = root.GetProperty("settings");
+        Assert.Equal("faster", settings.GetProperty("backend").GetString());
+        Assert.Equal("F", settings.GetProperty("workload").GetString());
+        Assert.Equal("zipfian", settings.GetProperty("distribution").GetString());
+        Assert.Equal(4, settings.GetProperty("threads").GetInt32());
+        Assert.Equal(1, settings.GetProperty("seconds").GetInt32());
+        Assert.Equal(2000, settings.GetProperty("records").GetInt64());
+        Assert.Equal(256, settings.GetProperty("valueSize").GetInt32());
+        Assert.Equal(64L << 20, settings.GetProperty("memorySizeBytes").GetInt64());
+        Assert.True(settings.GetProperty("verify").GetBoolean());
+
+        Assert.Equal(2000, root.GetProperty("load").GetProperty("operations").GetInt64());
+        JsonElement runPhase = root.GetProperty("run");
+        long operations = runPhase.GetProperty("operations").GetInt64();
+        Assert.True(operations > 0);
+        Assert.True(runPhase.GetProperty("operationsPerSecond").GetDouble() > 0);
+        JsonElement perThread = runPhase.GetProperty("perThread");
+        Assert.Equal(4, perThread.GetProperty("operations").GetArrayLength());
+        Assert.Equal(operations, perThread.GetProperty("operations").EnumerateArray().Sum(count => count.GetInt64()));
+        Assert.True(perThread.GetProperty("minOperationsPerSecond").GetDouble() <= perThread.GetProperty("maxOperationsPerSecond").GetDouble());
+
+        JsonElement[] types = root.GetProperty("operations").EnumerateArray().ToArray();
+        Assert.Equal(["read", "read-modify-write"], types.Select(type => type.GetProperty("type").GetString()));
+        Assert.Equal(operations, types.Sum(type => type.GetProperty("count").GetInt64()));
+        foreach (JsonElement type in types)
+        {
+            JsonElement latency = type.GetProperty("latencyMicroseconds");
+            double p50 = latency.GetProperty("p50").GetDouble();
+            double p99 = latency.GetProperty("p99").GetDouble();
+            double p999 = latency.GetProperty("p999").GetDouble();
+            double max = latency.GetProperty("max").GetDouble();
+            Assert.True(p50 > 0 && p50 <= p99 && p99 <= p999 && p999 <= max, latency.ToString());
+            Assert.Equal(0, type.GetProperty("notFound").GetInt64());
+        }
+
+        Assert.True(root.GetProperty("bytesOnDisk").GetInt64() >= 0);
+        Assert.True(root.GetProperty("memory").GetProperty("peakWorkingSetBytes").GetInt64() > 0);
+        JsonElement verification = root.GetProperty("verification");
+        Assert.True(verification.GetProperty("enabled").GetBoolean());
+        Assert.True(verification.GetProperty("readsChecked").GetInt64() > 0);
+        Assert.Equal(0, verification.GetProperty("mismatches").GetInt64());
+        Assert.Equal(0, verification.GetProperty("examples").GetArrayLength());
+        Assert.True(root.GetProperty("machine").GetProperty("processorCount").GetInt32() > 0);
+    }
+
+    [Fact]
+    public async Task TheTextReport_ShowsThroughputLatencyDiskAndMemory()
+    {
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", "sqlite", "--workload", "D"]);
+
+        Assert.True(run.ExitCode == 0, run.Errors);
+        Assert.Matches(@"load\s+2,000 records in [\d.]+ s, [\d,]+ records/s", run.Output);
+        Assert.Matches(@"run\s+[\d,]+ operations in [\d.]+ s, [\d,]+ ops/s", run.Output);
+        Assert.Matches(@"per thread\s+[\d,]+ ops/s mean, [\d,]+ min, [\d,]+ max", run.Output);
+        Assert.Contains("p50 us", run.Output, StringComparison.Ordinal);
+        Assert.Contains("p99.9 us", run.Output, StringComparison.Ordinal);
+        Assert.Matches(@"\n  read\s+[\d,]+", run.Output);
+        Assert.Matches(@"\n  insert\s+[\d,]+", run.Output);
+        Assert.Matches(@"bytes on disk\s+[1-9][\d,]* \(", run.Output); // SQLite's database file.
+        Assert.Matches(@"peak memory\s+[\d.]+ MiB peak working set", run.Output);
+    }
+
+    [Fact]
+    public async Task Progress_GoesToStderr_ForTheLoadAndTheRun_OneLinePerUpdateWhenNotATerminal()
+    {
+        using var temp = new TempDirectory();
+
+        // Three seconds leave room for the one-second updates even on a machine too busy to keep time well.
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--seconds", "3"]);
+
+        string[] lines = run.Errors.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Contains(lines, line => line.StartsWith("load ", StringComparison.Ordinal) && line.Contains("2,000 / 2,000 records", StringComparison.Ordinal));
+        Assert.Contains(lines, line => line.StartsWith("run ", StringComparison.Ordinal) && line.Contains("ops/s now", StringComparison.Ordinal));
+        Assert.Contains(lines, line => line.StartsWith("run ", StringComparison.Ordinal) && line.Contains("ops/s overall", StringComparison.Ordinal));
+        Assert.DoesNotContain('\r', run.Errors);
+    }
+
+    [Theory]
+    [InlineData("faster")]
+    [InlineData("sqlite")]
+    public async Task TheRunDirectory_IsRemovedAfterwards(string backend)
+    {
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend]);
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Matches("directory +" + System.Text.RegularExpressions.Regex.Escape(temp.Path), run.Output);
+        Assert.Empty(Directory.GetFileSystemEntries(temp.Path));
+    }
+}

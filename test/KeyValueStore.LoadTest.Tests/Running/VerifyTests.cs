@@ -1,0 +1,78 @@
+using System;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Tests.Support;
+
+namespace KeyValueStore.LoadTest.Tests.Running;
+
+/// <summary>--verify on real stores: silent when the store is right, loud when one read or write is wrong.</summary>
+[Collection(RunsCollection.Name)]
+public class VerifyTests
+{
+    public static TheoryData<string, string> BackendsAndWorkloads => new()
+    {
+        { "faster", "A" }, { "faster", "B" }, { "faster", "C" }, { "faster", "D" }, { "faster", "F" },
+        { "memory", "A" }, { "memory", "D" }, { "memory", "F" },
+        { "sqlite", "A" }, { "sqlite", "D" }, { "sqlite", "F" },
+    };
+
+    [Theory]
+    [MemberData(nameof(BackendsAndWorkloads))]
+    public async Task ACleanRun_ChecksReads_AndFindsNoMismatch(string backend, string workload)
+    {
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend, "--workload", workload, "--verify"]);
+
+        Assert.True(run.ExitCode == 0, run.Output + run.Errors);
+        Assert.Matches(@"verify\s+[\d,]+ reads checked \(sweep: [\d,]+\), 0 mismatches", run.Output);
+    }
+
+    [Fact]
+    public async Task ACleanRun_OnAFasterStoreMostlyOnDisk_FindsNoMismatch()
+    {
+        // 64 KB of log memory against 2,000 records of 1 KB: most reads go to the segment files.
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", "faster", "--memory-size", "64k", "--value-size", "1k", "--verify"]);
+
+        Assert.True(run.ExitCode == 0, run.Output + run.Errors);
+        Assert.Contains(" 0 mismatches", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotMatch(@"bytes on disk\s+0 ", run.Output);
+    }
+
+    [Theory]
+    [InlineData("faster", Fault.CorruptRead, "with corrupted bytes")]
+    [InlineData("faster", Fault.MissingRead, "got not found")]
+    [InlineData("faster", Fault.LostWrite, "got version")]
+    [InlineData("sqlite", Fault.CorruptRead, "with corrupted bytes")]
+    [InlineData("memory", Fault.LostWrite, "got version")]
+    public async Task OneWrongReadOrWrite_IsCaught_Reported_AndExitsWith1(string backend, Fault fault, string expectedReport)
+    {
+        using var temp = new TempDirectory();
+        FaultyBackend? faulty = null;
+        Func<BackendContext, ILoadTestBackend> open = context =>
+            faulty = new FaultyBackend(BackendCatalog.Find(backend)!.Open(context), fault, context.Records);
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend, "--verify"], open);
+
+        Assert.True(faulty!.Injected, "the fault was never injected, so this test proves nothing");
+        Assert.True(run.ExitCode == 1, run.Output + run.Errors);
+        Assert.Matches(@"verify\s+[\d,]+ reads checked \(sweep: 3,000\), [1-9][\d,]* mismatches", run.Output);
+        Assert.Contains(expectedReport, run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task WithoutVerify_TheSameFault_GoesUnnoticed()
+    {
+        // The control for the test above: it is --verify that catches the fault, not something else.
+        using var temp = new TempDirectory();
+        FaultyBackend? faulty = null;
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, [], context => faulty = new FaultyBackend(new MemoryBackend(), Fault.CorruptRead, context.Records));
+
+        Assert.True(faulty!.Injected);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("verify         off", run.Output, StringComparison.Ordinal);
+    }
+}
