@@ -14,10 +14,19 @@ internal static class BackendCatalog
     public static IReadOnlyList<BackendDescriptor> All { get; } =
     [
         new("faster", "this store (FasterRecordStore), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context)),
+        new("faster-checkpoint", "this store, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint))),
+        new("faster-commit", "this store, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit))),
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
         new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context)),
     ];
 
     public static BackendDescriptor? Find(string name) =>
         All.FirstOrDefault(backend => string.Equals(backend.Name, name, StringComparison.OrdinalIgnoreCase));
+
+    /// <summary>The options that make the store durable; the run's directory is removed afterwards all the same.</summary>
+    private static Action<MixedStorageKVStoreOptions> Durable(DurabilityMode mode) => options =>
+    {
+        options.Durability = mode;
+        options.DeleteLogOnClose = false;
+    };
 }
