@@ -105,7 +105,7 @@ public class OptionParserTests
         { ["--workload", "E"], ["--workload", "A, B, C, D, F", "'E'", "range scans"] },
         { ["--workload", "Z"], ["--workload", "A, B, C, D, F", "'Z'"] },
         { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },
-        { ["--backend", "rocksdb"], ["--backend", "faster, memory, sqlite", "'rocksdb'"] },
+        { ["--backend", "rocksdb"], ["--backend", "faster, faster-checkpoint, faster-commit, memory, sqlite", "'rocksdb'"] },
         { ["--memory-size", "100m"], ["--memory-size", "power of two from 64k to 1t", "'100m'"] },
         { ["--memory-size", "32k"], ["--memory-size", "power of two from 64k to 1t", "'32k'"] },
         { ["--memory-size", "2t"], ["--memory-size", "power of two from 64k to 1t", "'2t'"] },
