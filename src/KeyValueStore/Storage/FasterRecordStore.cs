@@ -128,21 +128,32 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         using OperationGate.Admission admission = _gate.Enter(this);
+        byte[]? sealedValue = null;
+        ReadOnlyMemory<byte> stored = value;
         if (_valueChecksums)
         {
-            byte[] sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int length);
-            try
+            sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int sealedLength);
+            stored = sealedValue.AsMemory(0, sealedLength);
+        }
+
+        try
+        {
+            // One async method from admission to completion: a nested async helper would add a state-machine
+            // allocation to every operation that waits (for a session, for the disk).
+            using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
+            while (result.Status.IsPending)
             {
-                await UpsertRecordAsync(key, sealedValue.AsMemory(0, length), cancellationToken).ConfigureAwait(false);
+                result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
             }
-            finally
+        }
+        finally
+        {
+            if (sealedValue is not null)
             {
                 System.Buffers.ArrayPool<byte>.Shared.Return(sealedValue);
             }
-        }
-        else
-        {
-            await UpsertRecordAsync(key, value, cancellationToken).ConfigureAwait(false);
         }
 
         await AfterWriteAsync().ConfigureAwait(false);
@@ -177,7 +188,20 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         using OperationGate.Admission admission = _gate.Enter(this);
-        bool found = await DeleteRecordAsync(key, cancellationToken).ConfigureAwait(false);
+        bool found;
+        using (WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false))
+        using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
+            while (result.Status.IsPending)
+            {
+                result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
+            }
+
+            found = result.Status.Found;
+        }
+
+        // The session and the write barrier are given back first: waiting for the flush holds neither.
         if (found)
         {
             await AfterWriteAsync().ConfigureAwait(false);
@@ -206,30 +230,6 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
-    }
-
-    private async ValueTask UpsertRecordAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
-    {
-        using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-        var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, value.Span)).ConfigureAwait(false);
-        while (result.Status.IsPending)
-        {
-            result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
-        }
-    }
-
-    private async ValueTask<bool> DeleteRecordAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken)
-    {
-        using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-        var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
-        while (result.Status.IsPending)
-        {
-            result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
-        }
-
-        return result.Status.Found;
     }
 
     /// <summary>Tells the checkpointer a write completed and, in Commit mode, waits until it is on disk.</summary>
