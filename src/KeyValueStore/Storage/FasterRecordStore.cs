@@ -65,13 +65,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// it is used to reject oversize records before FASTER sees them.
     /// </summary>
     public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
-        : this(new OwnedLog(fasterKV, null, null, null), settings, logger, timeProvider)
+        : this(OwnedLog.Supplied(fasterKV, settings), settings, logger, timeProvider)
     {
-        if (settings.IsDurable)
-        {
-            throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
-        }
-
         Log.StoreOpenedOnSuppliedFasterKV(logger);
     }
 
@@ -89,7 +84,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         _valueChecksums = settings.ValueChecksums;
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
-        if (settings.IsDurable && log.Device is not null)
+        if (settings.IsDurable)
         {
             _checkpointer = new Checkpointer(FasterKV, timeProvider, logger);
             _commitEachWrite = settings.Durability == DurabilityMode.Commit;
@@ -295,15 +290,36 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     {
         try
         {
-            await Compactor.DisposeAsync().ConfigureAwait(false);
-            await _gate.WhenDrained.ConfigureAwait(false);
-            if (_checkpointer is not null)
+            try
             {
-                // After the drain, so that Commit-mode writers still waiting for their flush get it, and the last
-                // checkpoint holds every write.
-                await _checkpointer.DisposeAsync().ConfigureAwait(false);
+                await Compactor.DisposeAsync().ConfigureAwait(false);
+                await _gate.WhenDrained.ConfigureAwait(false);
+                if (_checkpointer is not null)
+                {
+                    // After the drain, so that Commit-mode writers still waiting for their flush get it, and the last
+                    // checkpoint holds every write.
+                    await _checkpointer.DisposeAsync().ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                // Also when the last checkpoint failed: the files are then released, to be recovered from the previous one.
+                ReleaseEngineAndFiles();
             }
 
+            Log.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
+            _disposed.SetResult();
+        }
+        catch (Exception e)
+        {
+            _disposed.SetException(e);
+        }
+    }
+
+    private void ReleaseEngineAndFiles()
+    {
+        try
+        {
             _sessions.Dispose();
             _epochNudger.Dispose();
             if (_ownedDevice is not null)
@@ -313,7 +329,9 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
                 FasterKV.Dispose();
                 _ownedDevice.Dispose();
             }
-
+        }
+        finally
+        {
             if (_deleteLogOnClose)
             {
                 _fileLock?.ReleaseAndDelete();
@@ -322,13 +340,6 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             {
                 _fileLock?.Dispose();
             }
-
-            Log.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
-            _disposed.SetResult();
-        }
-        catch (Exception e)
-        {
-            _disposed.SetException(e);
         }
     }
 
@@ -356,6 +367,17 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>The FASTER store, device, files and file lock a store runs on; all but the store are null when the caller owns it.</summary>
     private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock)
     {
+        /// <summary>Wraps a caller's FasterKV; rejects durable settings before any session or timer exists.</summary>
+        public static OwnedLog Supplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings)
+        {
+            if (settings.IsDurable)
+            {
+                throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
+            }
+
+            return new OwnedLog(fasterKV, null, null, null);
+        }
+
         public static OwnedLog Create(StoreSettings settings, RecordFormat format, ILogger logger, TimeProvider timeProvider)
         {
             var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
