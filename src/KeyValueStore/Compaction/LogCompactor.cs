@@ -170,6 +170,13 @@ internal sealed class LogCompactor : IAsyncDisposable
 
     private async Task<CompactionResult> CompactUntilAsync(long untilAddress, CancellationToken cancellationToken)
     {
+        // Only this compactor moves the begin address, one compaction at a time, so this check cannot go stale;
+        // it spares a durable store a checkpoint for a compaction that would do nothing.
+        if (untilAddress <= _store.Log.BeginAddress)
+        {
+            return new CompactionResult(false, 0, 0, 0);
+        }
+
         long started = _timeProvider.GetTimestamp();
         CompactionResult result;
         if (_checkpointer is null)
@@ -183,10 +190,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             result = await _checkpointer.RunThenCheckpointAsync(() => Compact(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
         }
 
-        if (result.Compacted)
-        {
-            Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
-        }
+        Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         return result;
     }
@@ -195,11 +199,6 @@ internal sealed class LogCompactor : IAsyncDisposable
     private CompactionResult Compact(long untilAddress)
     {
         long begin = _store.Log.BeginAddress;
-        if (untilAddress <= begin)
-        {
-            return new CompactionResult(false, 0, 0, 0);
-        }
-
         long logBytesBefore = _store.Log.TailAddress - begin;
         using (StoreSession session = _newSession())
         {
