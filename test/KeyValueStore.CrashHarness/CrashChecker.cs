@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Globalization;
 using System.Linq;
 using System.Threading.Tasks;
@@ -22,7 +21,7 @@ namespace KeyValueStore.CrashHarness;
 /// <item>Always: the store opens, and a value is byte for byte one the worker wrote for that key.</item>
 /// </list>
 /// </remarks>
-public sealed class CrashChecker
+internal sealed class CrashChecker
 {
     private readonly string _directory;
     private readonly DurabilityMode _mode;
@@ -77,44 +76,7 @@ public sealed class CrashChecker
 
     private async Task<List<string>> RunWorkerUntilKilledAsync(bool killBeforeReady, int cycle)
     {
-        string harness = typeof(CrashChecker).Assembly.Location;
-        var start = new ProcessStartInfo("dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (string argument in new[] { harness, "worker", _directory, _mode.ToString(), (cycle * 7919).ToString(CultureInfo.InvariantCulture), _versionBase.ToString(CultureInfo.InvariantCulture) })
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        var lines = new List<string>();
-        var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        using var worker = new Process { StartInfo = start };
-        worker.OutputDataReceived += (_, e) =>
-        {
-            if (e.Data is null)
-            {
-                return;
-            }
-
-            lock (lines)
-            {
-                if (e.Data == "READY")
-                {
-                    ready.TrySetResult();
-                }
-                else
-                {
-                    lines.Add(e.Data);
-                }
-            }
-        };
-        worker.Start();
-        worker.BeginOutputReadLine();
-        Task<string> errors = worker.StandardError.ReadToEndAsync();
-
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, cycle * 7919, _versionBase);
         if (killBeforeReady)
         {
             // Land in the middle of recovery: the next open must still work and lose nothing.
@@ -122,21 +84,11 @@ public sealed class CrashChecker
         }
         else
         {
-            Task first = await Task.WhenAny(ready.Task, worker.WaitForExitAsync());
-            if (first != ready.Task)
-            {
-                throw new InvalidOperationException($"The crash worker exited with {worker.ExitCode} before it was ready: {await errors}");
-            }
-
+            await worker.WaitUntilReadyAsync();
             await Task.Delay(_random.Next(100, 1_200));
         }
 
-        worker.Kill(entireProcessTree: true); // SIGKILL on Linux: no finalizers, no flush, no dispose.
-        await worker.WaitForExitAsync();
-        lock (lines)
-        {
-            return [.. lines];
-        }
+        return await worker.KillAsync();
     }
 
     private static Dictionary<int, List<Operation>> Parse(List<string> lines, out int lastCheckpointStart, out int acknowledged, out int checkpoints)

@@ -8,4 +8,4 @@ namespace KeyValueStore.CrashHarness;
 /// <param name="Acknowledged">How many writes the worker reported acknowledged before it died.</param>
 /// <param name="CompletedCheckpoints">How many on-demand checkpoints it saw complete (Checkpoint mode).</param>
 /// <param name="Violations">Every key whose recovered state no allowed history explains; empty when the cycle passed.</param>
-public sealed record CycleReport(int Cycle, bool KilledBeforeReady, int Acknowledged, int CompletedCheckpoints, IReadOnlyList<string> Violations);
+internal sealed record CycleReport(int Cycle, bool KilledBeforeReady, int Acknowledged, int CompletedCheckpoints, IReadOnlyList<string> Violations);

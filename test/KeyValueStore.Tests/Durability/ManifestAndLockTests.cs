@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Threading.Tasks;
+using KeyValueStore.CrashHarness;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
@@ -119,21 +120,55 @@ public class ManifestAndLockTests
     }
 
     [Fact]
-    public void StoresWithDifferentPrefixes_ShareADirectory()
+    public async Task AStoreHeldByAnotherProcess_IsRefused_AndFreedWhenThatProcessIsKilled()
     {
         using var temp = new TempDirectory();
-        var a = StoreFactory.LowMemory(temp.Path);
-        var b = StoreFactory.LowMemory(temp.Path);
-        b.LogFileNamePrefix = "other";
+        var options = CrashStore.Options(temp.Path, DurabilityMode.Checkpoint);
+        using var other = CrashWorkerProcess.Start(temp.Path, DurabilityMode.Checkpoint, seed: 1, versionBase: 0);
+        await other.WaitUntilReadyAsync();
 
-        using var first = StoreFactory.Open(a);
-        using var second = StoreFactory.Open(b);
+        var error = Assert.Throws<StoreLockedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(Path.Combine(temp.Path, "crash.lock"), error.LockFilePath);
+        await other.KillAsync();
+        await using var store = StoreFactory.Open(options);
     }
 
     [Fact]
-    public void Crc32C_MatchesTheStandardCheckValue()
+    public async Task StoresWithDifferentPrefixes_ShareADirectory_EachWithItsOwnData()
     {
-        Assert.Equal(0xE3069283u, Crc32C.Compute("123456789"u8, 0));
-        Assert.Equal(Crc32C.Compute("123456789"u8, 0), Crc32C.Compute("6789"u8, Crc32C.Compute("12345"u8, 0)));
+        using var temp = new TempDirectory();
+        var a = Options(temp.Path, DurabilityMode.Checkpoint);
+        var b = Options(temp.Path, DurabilityMode.Checkpoint);
+        b.LogFileNamePrefix = "other";
+
+        await using (var first = StoreFactory.Open(a))
+        await using (var second = StoreFactory.Open(b))
+        {
+            await first.UpsertAsync(Key(1), Value(1, 1));
+            await second.UpsertAsync(Key(1), Value(1, 2));
+        }
+
+        await using var firstAgain = StoreFactory.Open(a);
+        await using var secondAgain = StoreFactory.Open(b);
+        Assert.Equal(Value(1, 1), await ReadAsync(firstAgain, 1));
+        Assert.Equal(Value(1, 2), await ReadAsync(secondAgain, 1));
+    }
+
+    [Fact]
+    public async Task ASuppliedFasterKV_WithDurableSettings_IsRejected_AndStaysUsableByItsOwner()
+    {
+        using var temp = new TempDirectory();
+        var settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Commit));
+        using var device = FASTER.core.Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
+        using var fasterKV = new FASTER.core.FasterKV<FASTER.core.SpanByte, FASTER.core.SpanByte>(1 << 12, new FASTER.core.LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 16 });
+
+        var error = Assert.Throws<InvalidStoreOptionsException>(() => new FasterRecordStore(fasterKV, settings, NullLogger.Instance));
+
+        Assert.Contains(nameof(DurabilityMode.None), Assert.Single(error.Problems), StringComparison.Ordinal);
+        var scratch = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path));
+        await using var store = new FasterRecordStore(fasterKV, scratch with { PageSizeBits = 12 }, NullLogger.Instance);
+        await store.UpsertAsync(Key(3), Value(3, 1));
+        Assert.Equal(Value(3, 1), await ReadAsync(store, 3));
     }
 }

@@ -90,4 +90,40 @@ public class StoreSettingsValidatorTests
 
         Assert.False(Directory.Exists(logDirectory));
     }
+
+    [Fact]
+    public void Validate_DurableStoreWithoutItsHome_ListsEveryDurabilityProblem()
+    {
+        var options = new MixedStorageKVStoreOptions { Durability = DurabilityMode.Commit, CheckpointIntervalMS = 0 };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        Assert.Equal(3, exception.Problems.Count);
+        Assert.Contains(exception.Problems, p => p.Contains(nameof(MixedStorageKVStoreOptions.LogDirectory), StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains(nameof(MixedStorageKVStoreOptions.DeleteLogOnClose), StringComparison.Ordinal) && p.Contains("false", StringComparison.Ordinal));
+        Assert.Contains(exception.Problems, p => p.Contains(nameof(MixedStorageKVStoreOptions.CheckpointIntervalMS), StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Validate_UndefinedDurability_IsRejectedNamingTheModes()
+    {
+        var options = new MixedStorageKVStoreOptions { Durability = (DurabilityMode)7 };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        Assert.Contains(exception.Problems, p => p.Contains("is 7", StringComparison.Ordinal) && p.Contains(nameof(DurabilityMode.Commit), StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Validate_DurableStore_GetsAStablePrefix_AndScratchStoresARandomOne()
+    {
+        using var temp = new TempDirectory();
+        var durable = new MixedStorageKVStoreOptions { Durability = DurabilityMode.Checkpoint, LogDirectory = temp.Path, DeleteLogOnClose = false };
+
+        Assert.Equal("store", StoreSettingsValidator.Validate(durable).LogFileNamePrefix);
+        Assert.Equal(TimeSpan.FromMilliseconds(5_000), StoreSettingsValidator.Validate(durable).CheckpointInterval);
+        Assert.NotEqual(
+            StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogFileNamePrefix,
+            StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogFileNamePrefix);
+    }
 }
