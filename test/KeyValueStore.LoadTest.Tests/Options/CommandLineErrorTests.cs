@@ -1,6 +1,7 @@
 using System.IO;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Tests.Support;
+using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Options;
 

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Text.Json;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Tests.Support;
+using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Reporting;
 

@@ -3,6 +3,7 @@ using System.IO;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Backends;
 using KeyValueStore.LoadTest.Tests.Support;
+using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Running;
 

@@ -2,6 +2,7 @@ using System;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Backends;
 using KeyValueStore.LoadTest.Tests.Support;
+using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Running;
 
