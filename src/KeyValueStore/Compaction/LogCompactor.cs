@@ -33,6 +33,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly Checkpointer? _checkpointer;
     private readonly LogFileLayout? _layout;
     private readonly int _segmentSizeBits;
+    private readonly long _pageSizeMask;
     private readonly CompactionThresholdPolicy _policy;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
@@ -46,6 +47,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         Func<StoreSession> newSession,
         Checkpointer? checkpointer,
         LogFileLayout? layout,
+        int pageSizeBits,
         int segmentSizeBits,
         CompactionThresholdPolicy policy,
         TimeProvider timeProvider,
@@ -56,6 +58,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _checkpointer = checkpointer;
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
+        _pageSizeMask = (1L << pageSizeBits) - 1;
         _policy = policy;
         _timeProvider = timeProvider;
         _logger = logger;
@@ -99,7 +102,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
-    /// <summary>Compacts the whole safe-read-only region now, whatever the threshold, and truncates the files below it.</summary>
+    /// <summary>Compacts the safe-read-only region now (up to its last page boundary), whatever the threshold, and truncates the files below it.</summary>
     public async Task<CompactionResult> CompactNowAsync(CancellationToken cancellationToken = default)
     {
         await EnterAsync(cancellationToken).ConfigureAwait(false);
@@ -168,8 +171,14 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
-    private async Task<CompactionResult> CompactUntilAsync(long untilAddress, CancellationToken cancellationToken)
+    private async Task<CompactionResult> CompactUntilAsync(long requestedUntilAddress, CancellationToken cancellationToken)
     {
+        // FASTER 2.6.5's Lookup compaction reads the last on-disk page of its range only up to the until address
+        // (rounded up to a sector). A record crossing that address is copied to the tail with its end zeroed, and its
+        // size is misread, which can put the new begin address inside it (and recovery then crashes on the misaligned
+        // scan). Records never cross a page boundary, so compacting to one is always safe.
+        long untilAddress = requestedUntilAddress & ~_pageSizeMask;
+
         // Only this compactor moves the begin address, one compaction at a time, so this check cannot go stale;
         // it spares a durable store a checkpoint for a compaction that would do nothing.
         if (untilAddress <= _store.Log.BeginAddress)

@@ -350,6 +350,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             NewSession,
             _checkpointer,
             _ownedLayout,
+            settings.PageSizeBits,
             settings.SegmentSizeBits,
             new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
             timeProvider ?? TimeProvider.System,
@@ -362,7 +363,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         return compactor;
     }
 
-    private StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
+    /// <summary>A new FASTER session with this store's callbacks; internal so tests can wrap the factory a compactor uses.</summary>
+    internal StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
 
     /// <summary>The FASTER store, device, files and file lock a store runs on; all but the store are null when the caller owns it.</summary>
     private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock)

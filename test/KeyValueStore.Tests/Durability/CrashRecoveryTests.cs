@@ -16,7 +16,7 @@ public class CrashRecoveryTests
 
     [Theory]
     [InlineData(DurabilityMode.Checkpoint)]
-    [InlineData(DurabilityMode.Commit, Skip = "Known defect, open in issue 4: long Commit-mode soaks still recover a few values that fail their checksum, and one state crashed FASTER 2.6.5's recovery with an AccessViolationException (docs/durability.md, 'Known defects').")]
+    [InlineData(DurabilityMode.Commit)]
     public async Task KilledWorker_EveryCycle_RecoversWhatItsModePromises(DurabilityMode mode)
     {
         using var temp = new TempDirectory();
