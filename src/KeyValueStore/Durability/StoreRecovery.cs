@@ -50,6 +50,7 @@ internal static class StoreRecovery
         else
         {
             CheckpointInspector.EnsureSegmentsPresent(point, layout, settings.SegmentSizeBits);
+            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits);
         }
 
         foreach (string metadata in skipped)

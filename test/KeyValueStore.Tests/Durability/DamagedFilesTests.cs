@@ -86,6 +86,37 @@ public class DamagedFilesTests
         }
     }
 
+    /// <summary>
+    /// FASTER's recovery trusts record lengths: with this damage it would read a gigabyte past the page and the process
+    /// would die of an access violation (this test's own process, without <c>RecordChainCheck</c>).
+    /// </summary>
+    [Fact]
+    public async Task DamagedRecordHeader_IsReportedByName_InsteadOfCrashingRecovery_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 2_000);
+
+        // Record layout: RecordInfo (8 bytes), key length (4), key (4), value length (4), value.
+        byte[] needle = Value(42, 1, 200).AsSpan(0, 20).ToArray();
+        string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
+        int keyLengthOffset = IndexOf(File.ReadAllBytes(segment), needle) - 12;
+        Assert.Equal(sizeof(int), BitConverter.ToInt32(File.ReadAllBytes(segment), keyLengthOffset));
+        using (var file = new FileStream(segment, FileMode.Open, FileAccess.ReadWrite))
+        {
+            file.Position = keyLengthOffset;
+            file.Write(BitConverter.GetBytes(0x3FFF_FFF0));
+        }
+
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("does not fit in its page", error.Problem, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
     [Fact]
     public async Task DamagedValue_WithChecksums_ThrowsNamingItsLocation_AndTheStoreStaysUsable()
     {

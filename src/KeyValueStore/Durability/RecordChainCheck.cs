@@ -1,0 +1,109 @@
+using System;
+using System.Buffers.Binary;
+using System.IO;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// Walks the record headers of the log a checkpoint needs, page by page, the way FASTER's recovery will, and refuses
+/// the store with a <see cref="StoreFileCorruptedException"/> where a header would send that walk outside its page.
+/// </summary>
+/// <remarks>
+/// FASTER 2.6.5's recovery trusts every key and value length it reads: a damaged one makes it read outside the page
+/// buffer, and the process dies of an <c>AccessViolationException</c>, which .NET cannot catch. Reading the log once
+/// more before FASTER does is the price of "a damaged file gets an exception naming it, never a crash".
+/// <para>
+/// The walk starts at each page's first byte. On the page holding the checkpoint's begin address it must pass through
+/// that address exactly: a begin address inside a record is what a torn compaction left behind before the compactor
+/// rounded to pages. The last page is read as recovery reads it: up to the final address rounded up to a sector,
+/// zeros after, and walked to its end, as FASTER does when it clears record locks.
+/// </para>
+/// It cannot catch every damaged byte: a damaged length that still fits its page passes, which is what
+/// <c>ValueChecksums</c> is for.
+/// </remarks>
+internal static class RecordChainCheck
+{
+    // FASTER's SpanByte record layout: an 8-byte RecordInfo (0 = no record), the key (4-byte length, then the bytes,
+    // padded to 8), the value (4-byte length, then the bytes); records are 8-byte aligned. The two top bits of a
+    // length are SpanByte flags.
+    private const int RecordInfoBytes = 8;
+    private const int LengthBytes = 4;
+    private const int LengthFlagsMask = 0x3 << 30;
+    private const int SectorBytes = 512;
+
+    public static void Verify(RecoveryPoint point, LogFileLayout layout, int pageSizeBits, int segmentSizeBits)
+    {
+        if (point.FinalLogicalAddress <= point.BeginAddress)
+        {
+            return;
+        }
+
+        int pageSize = 1 << pageSizeBits;
+        var page = new byte[pageSize];
+        for (long pageStart = point.BeginAddress & ~((long)pageSize - 1); pageStart < point.FinalLogicalAddress; pageStart += pageSize)
+        {
+            string segmentPath = layout.SegmentPath(pageStart >> segmentSizeBits);
+            long bytesRecoveryReads = Math.Min(pageSize, AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
+            ReadPage(segmentPath, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
+            WalkPage(page, pageStart, point, segmentPath, segmentSizeBits);
+        }
+    }
+
+    private static void ReadPage(string segmentPath, long offset, byte[] page, int length)
+    {
+        Array.Clear(page);
+        using var file = new FileStream(segmentPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1);
+        file.Position = offset;
+        file.ReadExactly(page, 0, length);
+    }
+
+    private static void WalkPage(byte[] page, long pageStart, RecoveryPoint point, string segmentPath, int segmentSizeBits)
+    {
+        bool beginOnThisPage = point.BeginAddress - pageStart < page.Length;
+        int offset = 0;
+        while (offset < page.Length)
+        {
+            long address = pageStart + offset;
+            bool empty = BinaryPrimitives.ReadInt64LittleEndian(page.AsSpan(offset)) == 0;
+            int size = empty ? RecordInfoBytes : RecordSize(page, offset);
+            if (size < 0 || offset + size > page.Length)
+            {
+                throw Damaged(segmentPath, address, segmentSizeBits, "its key or value length does not fit in its page");
+            }
+
+            if (beginOnThisPage && address < point.BeginAddress && address + size > point.BeginAddress)
+            {
+                throw Damaged(segmentPath, address, segmentSizeBits, $"it runs across the log's begin address {point.BeginAddress}, which must be the start of a record");
+            }
+
+            offset += size;
+        }
+    }
+
+    /// <summary>The record's aligned size, or -1 when a length read from it is impossible.</summary>
+    private static int RecordSize(byte[] page, int offset)
+    {
+        int keyLengthAt = offset + RecordInfoBytes;
+        if (keyLengthAt + LengthBytes > page.Length)
+        {
+            return -1;
+        }
+
+        long keyBytes = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan(keyLengthAt)) & ~LengthFlagsMask;
+        long valueLengthAt = keyLengthAt + AlignUp(LengthBytes + keyBytes, 8);
+        if (valueLengthAt + LengthBytes > page.Length)
+        {
+            return -1;
+        }
+
+        long valueBytes = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan((int)valueLengthAt)) & ~LengthFlagsMask;
+        long size = AlignUp(valueLengthAt + LengthBytes + valueBytes - offset, 8);
+        return size > page.Length ? -1 : (int)size;
+    }
+
+    private static long AlignUp(long value, long alignment) => (value + alignment - 1) & ~(alignment - 1);
+
+    private static StoreFileCorruptedException Damaged(string segmentPath, long address, int segmentSizeBits, string problem) =>
+        new(segmentPath, $"the record header at log address {address} (offset {address & ((1L << segmentSizeBits) - 1)} in this file) is damaged: {problem}");
+}
