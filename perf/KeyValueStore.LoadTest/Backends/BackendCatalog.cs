@@ -17,7 +17,8 @@ internal static class BackendCatalog
         new("faster-checkpoint", "this store, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint))),
         new("faster-commit", "this store, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit))),
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
-        new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context)),
+        new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Normal)),
+        new("sqlite-full", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=FULL: each upsert is its own transaction, durable on return (the WAL synced at every commit)", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Full)),
     ];
 
     public static BackendDescriptor? Find(string name) =>

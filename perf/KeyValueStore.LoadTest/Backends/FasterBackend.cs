@@ -8,9 +8,10 @@ namespace KeyValueStore.LoadTest.Backends;
 /// <summary>
 /// This store: the engine, <see cref="FasterRecordStore"/>, on its own files in the run's directory,
 /// sized by <see cref="FasterStoreSizing"/>. Durability modes differ only in their options, so each
-/// mode is this class with a different <c>configure</c> (see <see cref="BackendCatalog"/>).
+/// mode is this class with a different <c>configure</c> (see <see cref="BackendCatalog"/>). A durable
+/// mode counts its checkpoints as its durable flushes.
 /// </summary>
-internal sealed class FasterBackend : ILoadTestBackend
+internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter
 {
     private readonly FasterRecordStore _store;
     private readonly string _directory;
@@ -48,6 +49,12 @@ internal sealed class FasterBackend : ILoadTestBackend
     }
 
     public long BytesOnDisk() => DirectorySize.Of(_directory);
+
+    /// <summary>Gets the checkpoints the store completed (group commits, periodic ones); null with durability none, which takes none.</summary>
+    public long? DurableFlushes => _store.Checkpointer?.CheckpointCount;
+
+    public string FlushNote =>
+        "a completed checkpoint of the store: its log flushed to the tail (write-through segment files), then the checkpoint's metadata written";
 
     public ValueTask DisposeAsync() => _store.DisposeAsync();
 }

@@ -5,8 +5,9 @@ namespace KeyValueStore.LoadTest.Backends;
 
 /// <summary>
 /// What the load test needs from a store: write, read, and how much disk it uses. Implementations are
-/// safe for any number of concurrent callers. An insert is an upsert of a new key; the YCSB workloads
-/// A–F never delete, so there is no delete.
+/// safe for any number of concurrent callers. An insert is an upsert of a new key; no workload (YCSB's
+/// A–F, our W) deletes, so there is no delete. A backend that can count its durable flushes also
+/// implements <see cref="IDurableFlushCounter"/>.
 /// </summary>
 /// <remarks>
 /// Buffers passed in are reused by the caller as soon as the returned task completes, so a backend

@@ -15,15 +15,15 @@ internal static class Usage
         var text = new StringBuilder();
         text.AppendLine("Usage: dotnet run -c Release --project perf/KeyValueStore.LoadTest -- [options]");
         text.AppendLine();
-        text.AppendLine("Loads --records records, then runs a YCSB workload for --seconds and reports throughput and");
-        text.AppendLine("latency per operation type, bytes on disk and peak memory.");
+        text.AppendLine("Loads --records records, then runs a workload for --seconds and reports throughput and latency");
+        text.AppendLine("per operation type, bytes on disk, peak memory, and durable flushes per write where counted.");
         text.AppendLine();
         text.AppendLine("Options (defaults in brackets):");
         Option(text, "--threads N", OptionRanges.Threads + $" concurrent async workers, each with one operation in flight [{LoadTestOptions.DefaultThreads}]");
         Option(text, "--seconds N", OptionRanges.Seconds + $": length of the run phase, after the load [{LoadTestOptions.DefaultSeconds}]");
         Option(text, "--records N", OptionRanges.Records + $": records loaded before the run [{LoadTestOptions.DefaultRecords}]");
         Option(text, "--value-size SIZE", OptionRanges.ValueSize + $": bytes per value, k/m suffixes allowed [{LoadTestOptions.DefaultValueSize}]");
-        Option(text, "--workload W", "YCSB workload [A]:");
+        Option(text, "--workload W", "workload [A]; A to F are YCSB's core workloads:");
         foreach (Workload workload in Workload.All)
         {
             Option(text, string.Empty, $"  {workload.Name}: {workload.Description}");

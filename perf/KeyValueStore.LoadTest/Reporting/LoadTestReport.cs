@@ -1,8 +1,10 @@
 using System.Collections.Generic;
+using System.Text.Json.Serialization;
 
 namespace KeyValueStore.LoadTest.Reporting;
 
 /// <summary>Everything a run measured: printed as text, and written as JSON by --json (same names, camelCase).</summary>
+/// <remarks><see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes.</remarks>
 internal sealed record LoadTestReport(
     SettingsReport Settings,
     MachineReport Machine,
@@ -11,4 +13,5 @@ internal sealed record LoadTestReport(
     IReadOnlyList<OperationReport> Operations,
     long BytesOnDisk,
     MemoryReport Memory,
-    VerificationReport Verification);
+    VerificationReport Verification,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes);

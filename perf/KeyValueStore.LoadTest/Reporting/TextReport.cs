@@ -2,10 +2,11 @@ using System;
 using System.Globalization;
 using System.IO;
 using KeyValueStore.LoadTest.Options;
+using KeyValueStore.LoadTest.Workloads;
 
 namespace KeyValueStore.LoadTest.Reporting;
 
-/// <summary>The report as people read it: settings, then throughput, a latency table, disk, memory and verification.</summary>
+/// <summary>The report as people read it: settings, then throughput, a latency table, durable flushes where counted, disk, memory and verification.</summary>
 internal static class TextReport
 {
     public static void Write(LoadTestReport report, TextWriter output)
@@ -14,7 +15,8 @@ internal static class TextReport
         var text = new StringWriter(CultureInfo.InvariantCulture);
         text.WriteLine();
         Line(text, "backend", $"{settings.Backend}: {settings.BackendDescription}");
-        Line(text, "workload", $"YCSB {settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
+        string family = Workload.Find(settings.Workload) is { IsYcsb: false } ? string.Empty : "YCSB ";
+        Line(text, "workload", $"{family}{settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
         Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values");
         Line(text, "workers", $"{settings.Threads} concurrent async workers, seed {settings.Seed}");
         if (settings.MemorySizeBytes is long memory && settings.PageSizeBytes is long page)
@@ -41,6 +43,14 @@ internal static class TextReport
         {
             LatencyReport latency = operation.LatencyMicroseconds;
             Row(text, $"  {operation.Type,-18} {operation.Count,12:N0} {operation.OperationsPerSecond,10:N0} {operation.NotFound,10:N0} {latency.Mean,9:0.0} {latency.P50,9:0.0} {latency.P99,9:0.0} {latency.P999,9:0.0} {latency.Max,10:0.0}");
+        }
+
+        if (report.DurableFlushes is DurableFlushReport flushes)
+        {
+            text.WriteLine();
+            string perWrite = flushes.FlushesPerWrite is double ratio ? FormattableString.Invariant($"{ratio:0.0000} per write") : "no writes";
+            Line(text, "flushes", $"{flushes.Flushes:N0} durable flushes in the run, {perWrite} ({flushes.Writes:N0} writes)");
+            Line(text, string.Empty, $"a flush: {flushes.Note}");
         }
 
         text.WriteLine();

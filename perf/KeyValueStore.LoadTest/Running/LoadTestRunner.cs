@@ -56,11 +56,15 @@ internal sealed class LoadTestRunner
 
         PhaseResult run = PhaseResult.Skipped;
         long[] perWorker = new long[workers.Length];
+        long? flushesAfterLoad = DurableFlushes(backend);
         if (!cancel.IsCancellationRequested)
         {
             run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel).ConfigureAwait(false);
             perWorker = workers.Select(worker => worker.Completed).ToArray();
         }
+
+        // Taken as the run ends, before the sweep: flushes during the sweep (a periodic checkpoint) are not the run's.
+        long? flushesAfterRun = DurableFlushes(backend);
 
         long sweepReads = 0;
         if (state.Verifier is not null && !cancel.IsCancellationRequested)
@@ -86,7 +90,26 @@ internal sealed class LoadTestRunner
                 sweepReads,
                 state.Verifier?.Mismatches ?? 0,
                 (state.Verifier?.Examples ?? []).Select(mismatch => new MismatchReport(
-                    mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()));
+                    mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()),
+            FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers));
+    }
+
+    private static long? DurableFlushes(ILoadTestBackend backend) => (backend as IDurableFlushCounter)?.DurableFlushes;
+
+    /// <summary>The run phase's flushes and writes, for a backend that counts flushes; null for the others.</summary>
+    private DurableFlushReport? FlushSummary(ILoadTestBackend backend, long? flushesAfterLoad, long? flushesAfterRun, Worker[] workers)
+    {
+        if (backend is not IDurableFlushCounter counter || flushesAfterLoad is not long before || flushesAfterRun is not long after)
+        {
+            return null;
+        }
+
+        // Every operation type but a read writes exactly once: an update, an insert, a read-modify-write.
+        long writes = _options.Workload.OperationTypes
+            .Where(type => type != OperationType.Read)
+            .Sum(type => workers.Sum(worker => worker.Latency(type).Count));
+        long flushes = after - before;
+        return new DurableFlushReport(flushes, writes, writes > 0 ? (double)flushes / writes : null, counter.FlushNote);
     }
 
     /// <summary>

@@ -5,17 +5,24 @@ using System.Linq;
 namespace KeyValueStore.LoadTest.Workloads;
 
 /// <summary>
-/// One of the YCSB core workloads: a name and the share of each operation type. E (short range
-/// scans) is absent because the store has no scans.
+/// A workload: a name and the share of each operation type. A–F are the YCSB core workloads, except E
+/// (short range scans), absent because the store has no scans. W is ours: YCSB has no write-only
+/// workload, and durable-write throughput (issue 4) needs one.
 /// </summary>
 internal sealed class Workload
 {
     private readonly (OperationType Type, double Share)[] _mix;
 
     private Workload(string name, string description, KeyDistribution defaultDistribution, params (OperationType Type, double Share)[] mix)
+        : this(name, description, isYcsb: true, defaultDistribution, mix)
+    {
+    }
+
+    private Workload(string name, string description, bool isYcsb, KeyDistribution defaultDistribution, params (OperationType Type, double Share)[] mix)
     {
         Name = name;
         Description = description;
+        IsYcsb = isYcsb;
         DefaultDistribution = defaultDistribution;
         _mix = mix;
     }
@@ -31,13 +38,20 @@ internal sealed class Workload
 
     public static Workload F { get; } = new("F", "50% read, 50% read-modify-write", KeyDistribution.Zipfian, (OperationType.Read, 0.5), (OperationType.ReadModifyWrite, 0.5));
 
-    public static IReadOnlyList<Workload> All { get; } = [A, B, C, D, F];
+    // Updates only, of the loaded keys, with the same distributions as the others: every operation is one
+    // write, so with a durable backend the run measures durable upserts per second.
+    public static Workload W { get; } = new("W", "write-only: 100% updates of loaded records, for durable-write throughput", isYcsb: false, KeyDistribution.Zipfian, (OperationType.Update, 1.0));
+
+    public static IReadOnlyList<Workload> All { get; } = [A, B, C, D, F, W];
 
     public string Name { get; }
 
     public string Description { get; }
 
-    /// <summary>Gets the distribution YCSB runs this workload with, used when --distribution is not given.</summary>
+    /// <summary>Gets whether this is one of YCSB's core workloads (the report says "YCSB A"), not one of ours.</summary>
+    public bool IsYcsb { get; }
+
+    /// <summary>Gets the distribution used when --distribution is not given: YCSB's for A–F, zipfian for W.</summary>
     public KeyDistribution DefaultDistribution { get; }
 
     /// <summary>Gets the operation types this workload issues.</summary>

@@ -12,9 +12,11 @@ public class VerifyTests
 {
     public static TheoryData<string, string> BackendsAndWorkloads => new()
     {
-        { "faster", "A" }, { "faster", "B" }, { "faster", "C" }, { "faster", "D" }, { "faster", "F" },
-        { "memory", "A" }, { "memory", "D" }, { "memory", "F" },
+        { "faster", "A" }, { "faster", "B" }, { "faster", "C" }, { "faster", "D" }, { "faster", "F" }, { "faster", "W" },
+        { "faster-commit", "W" },
+        { "memory", "A" }, { "memory", "D" }, { "memory", "F" }, { "memory", "W" },
         { "sqlite", "A" }, { "sqlite", "D" }, { "sqlite", "F" },
+        { "sqlite-full", "W" },
     };
 
     [Theory]
