@@ -21,6 +21,7 @@ internal static class CrashWorker
 
     public static async Task<int> RunAsync(string directory, DurabilityMode mode, int seed, long versionBase)
     {
+        ExitWhenTheCheckerIsGone();
         await using var store = CrashStore.Open(directory, mode);
         Report("READY");
         var writers = new Task[Writers + 1];
@@ -65,6 +66,25 @@ internal static class CrashWorker
             await store.CheckpointAsync();
             Report($"C {n}");
         }
+    }
+
+    /// <summary>
+    /// The checker never writes to the worker's standard input, so end of file there means the checker died (a soak
+    /// stopped with Ctrl+C or kill). Without this the worker would write forever into a directory the next soak may
+    /// reuse, and hold a core.
+    /// </summary>
+    private static void ExitWhenTheCheckerIsGone()
+    {
+        var watcher = new Thread(() =>
+        {
+            Console.In.ReadToEnd();
+            Environment.Exit(3);
+        })
+        {
+            IsBackground = true,
+            Name = "checker watcher",
+        };
+        watcher.Start();
     }
 
     private static void Report(string line)

@@ -31,6 +31,8 @@ internal sealed class CrashWorkerProcess : IDisposable
         var start = new ProcessStartInfo("dotnet")
         {
             RedirectStandardOutput = true,
+            // Never written: the worker reads it only to notice, at end of file, that this process is gone.
+            RedirectStandardInput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
