@@ -5,6 +5,7 @@ using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Durability;
+using KeyValueStore.Sessions;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
@@ -31,6 +32,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly Func<StoreSession> _newSession;
     private readonly Checkpointer? _checkpointer;
+    private readonly WriteBarrier _writes;
     private readonly LogFileLayout? _layout;
     private readonly int _segmentSizeBits;
     private readonly long _pageSizeMask;
@@ -46,6 +48,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         FasterKV<SpanByte, SpanByte> store,
         Func<StoreSession> newSession,
         Checkpointer? checkpointer,
+        WriteBarrier writes,
         LogFileLayout? layout,
         int pageSizeBits,
         int segmentSizeBits,
@@ -56,6 +59,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _store = store;
         _newSession = newSession;
         _checkpointer = checkpointer;
+        _writes = writes;
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
         _pageSizeMask = (1L << pageSizeBits) - 1;
@@ -190,18 +194,36 @@ internal sealed class LogCompactor : IAsyncDisposable
         CompactionResult result;
         if (_checkpointer is null)
         {
-            result = await Task.Run(() => Compact(untilAddress), cancellationToken).ConfigureAwait(false);
+            result = await CompactWithoutWritersAsync(untilAddress).ConfigureAwait(false);
             _store.Log.Truncate();
         }
         else
         {
             // The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.
-            result = await _checkpointer.RunThenCheckpointAsync(() => Compact(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
+            result = await _checkpointer.RunThenCheckpointAsync(() => CompactWithoutWritersAsync(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
         }
 
         Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         return result;
+    }
+
+    /// <summary>
+    /// Compacts with writes held back: FASTER's compaction links each copy with a hash entry it read before latching the
+    /// bucket, so a write to that key in between would leave an unlinked record that every later scan misreads (see
+    /// <see cref="WriteBarrier"/>). Reads go on.
+    /// </summary>
+    private async Task<CompactionResult> CompactWithoutWritersAsync(long untilAddress)
+    {
+        await _writes.CloseAsync().ConfigureAwait(false);
+        try
+        {
+            return await Task.Run(() => Compact(untilAddress)).ConfigureAwait(false);
+        }
+        finally
+        {
+            _writes.Open();
+        }
     }
 
     /// <summary>Copies the live records below <paramref name="untilAddress"/> to the tail and moves the begin address past them; deletes no file.</summary>

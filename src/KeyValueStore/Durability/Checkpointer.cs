@@ -4,6 +4,7 @@ using System.Threading.Channels;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
+using KeyValueStore.Sessions;
 using Microsoft.Extensions.Logging;
 
 namespace KeyValueStore.Durability;
@@ -40,7 +41,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
-    private readonly WriteBarrier _writes = new();
+    private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private TaskCompletionSource _nextCommit = NewRound();
@@ -50,9 +51,10 @@ internal sealed class Checkpointer : IAsyncDisposable
     private long _checkpointCount;
     private int _disposed;
 
-    public Checkpointer(FasterKV<SpanByte, SpanByte> store, TimeProvider timeProvider, ILogger logger)
+    public Checkpointer(FasterKV<SpanByte, SpanByte> store, WriteBarrier writes, TimeProvider timeProvider, ILogger logger)
     {
         _store = store;
+        _writes = writes;
         _timeProvider = timeProvider;
         _logger = logger;
     }
@@ -69,9 +71,6 @@ internal sealed class Checkpointer : IAsyncDisposable
             _commits = RunCommitRoundsAsync(_stopping.Token);
         }
     }
-
-    /// <summary>Gets the barrier every write of the store passes, so that no write runs while a checkpoint does.</summary>
-    public WriteBarrier Writes => _writes;
 
     /// <summary>Notes a completed write, so the periodic checkpoint knows there is something to save.</summary>
     public void NoteWrite() => Interlocked.Increment(ref _writesSinceCheckpoint);
@@ -102,12 +101,12 @@ internal sealed class Checkpointer : IAsyncDisposable
     }
 
     /// <summary>Runs <paramref name="action"/> (a compaction) with no checkpoint in progress, then checkpoints its result.</summary>
-    public async Task<T> RunThenCheckpointAsync<T>(Func<T> action, string reason, CancellationToken cancellationToken = default)
+    public async Task<T> RunThenCheckpointAsync<T>(Func<Task<T>> action, string reason, CancellationToken cancellationToken = default)
     {
         await _oneAtATime.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            T result = await Task.Run(action, CancellationToken.None).ConfigureAwait(false);
+            T result = await action().ConfigureAwait(false);
             await TakeCheckpointAsync(reason).ConfigureAwait(false);
             return result;
         }

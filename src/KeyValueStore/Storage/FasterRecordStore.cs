@@ -32,6 +32,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly RecordFunctions _functions = new();
     private readonly SessionPool<StoreSession> _sessions;
     private readonly OperationGate _gate = new();
+    private readonly WriteBarrier _writes = new();
+    private readonly KeyStripeLocks _keyStripes = new();
     private readonly TruncationSafeDevice? _ownedDevice;
     private readonly bool _deleteLogOnClose;
     private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -86,7 +88,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         if (settings.IsDurable)
         {
-            _checkpointer = new Checkpointer(FasterKV, timeProvider, logger);
+            _checkpointer = new Checkpointer(FasterKV, _writes, timeProvider, logger);
             _commitEachWrite = settings.Durability == DurabilityMode.Commit;
             _checkpointer.Start(settings.CheckpointInterval, groupCommit: _commitEachWrite);
         }
@@ -123,6 +125,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         using OperationGate.Admission admission = _gate.Enter(this);
+        int stripe = KeyStripeLocks.StripeOf(key.Span);
         byte[]? sealedValue = null;
         ReadOnlyMemory<byte> stored = value;
         if (_valueChecksums)
@@ -135,7 +138,8 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         {
             // One async method from admission to completion: a nested async helper would add a state-machine
             // allocation to every operation that waits (for a session, for the disk).
-            using WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false);
+            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
+            using KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false);
             using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
@@ -183,8 +187,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         using OperationGate.Admission admission = _gate.Enter(this);
+        int stripe = KeyStripeLocks.StripeOf(key.Span);
         bool found;
-        using (WriteAdmission write = await WriteAdmission.EnterAsync(_checkpointer).ConfigureAwait(false))
+        using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false))
+        using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
             var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
@@ -196,7 +202,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             found = result.Status.Found;
         }
 
-        // The session and the write barrier are given back first: waiting for the flush holds neither.
+        // The session, the key's stripe and the write barrier are given back first: waiting for the flush holds none.
         if (found)
         {
             await AfterWriteAsync().ConfigureAwait(false);
@@ -239,28 +245,23 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         return _commitEachWrite ? _checkpointer.WaitForCommitAsync() : Task.CompletedTask;
     }
 
-    /// <summary>A write's pass through a durable store's <see cref="WriteBarrier"/>; nothing for a scratch store.</summary>
+    /// <summary>A write's pass through the store's <see cref="WriteBarrier"/>.</summary>
     private readonly struct WriteAdmission : IDisposable
     {
-        private readonly WriteBarrier? _barrier;
+        private readonly WriteBarrier _barrier;
 
-        private WriteAdmission(WriteBarrier? barrier)
+        private WriteAdmission(WriteBarrier barrier)
         {
             _barrier = barrier;
         }
 
-        public static async ValueTask<WriteAdmission> EnterAsync(Checkpointer? checkpointer)
+        public static async ValueTask<WriteAdmission> EnterAsync(WriteBarrier barrier)
         {
-            if (checkpointer is null)
-            {
-                return default;
-            }
-
-            await checkpointer.Writes.EnterWriteAsync().ConfigureAwait(false);
-            return new WriteAdmission(checkpointer.Writes);
+            await barrier.EnterWriteAsync().ConfigureAwait(false);
+            return new WriteAdmission(barrier);
         }
 
-        public void Dispose() => _barrier?.ExitWrite();
+        public void Dispose() => _barrier.ExitWrite();
     }
 
     private ValueChecksumMismatchException ChecksumMismatchAt(long address)
@@ -349,6 +350,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
             FasterKV,
             NewSession,
             _checkpointer,
+            _writes,
             _ownedLayout,
             settings.PageSizeBits,
             settings.SegmentSizeBits,

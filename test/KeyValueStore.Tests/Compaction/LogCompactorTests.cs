@@ -6,6 +6,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Compaction;
+using KeyValueStore.Sessions;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
@@ -290,8 +291,14 @@ public class LogCompactorTests
         await using var compactor = new LogCompactor(
             store.FasterKV,
             () => Interlocked.Increment(ref sessionsRequested) == 1 ? throw new IOException("injected compaction failure") : store.NewSession(),
-            checkpointer: null, store.Layout, pageSizeBits: 12, segmentSizeBits: 20,
-            new CompactionThresholdPolicy(initialThresholdBytes: 1), clock, logger);
+            checkpointer: null,
+            new WriteBarrier(),
+            store.Layout,
+            pageSizeBits: 12,
+            segmentSizeBits: 20,
+            new CompactionThresholdPolicy(initialThresholdBytes: 1),
+            clock,
+            logger);
         compactor.Start(TimeSpan.FromSeconds(1));
 
         clock.Advance(TimeSpan.FromSeconds(1));

@@ -115,7 +115,7 @@ public class RecoveryTests
         using var release = new ManualResetEventSlim();
 
         // Occupy the checkpointer, as a long compaction would: no commit round can start until it is released.
-        Task<int> occupied = store.Checkpointer!.RunThenCheckpointAsync(() => { release.Wait(); return 0; }, "test");
+        Task<int> occupied = store.Checkpointer!.RunThenCheckpointAsync(() => Task.Run(() => { release.Wait(); return 0; }), "test");
         long checkpointsBefore = store.Checkpointer.CheckpointCount;
         Task upsert = store.UpsertAsync(Key(7), Value(7, 1)).AsTask();
 
