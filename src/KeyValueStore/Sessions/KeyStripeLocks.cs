@@ -18,36 +18,40 @@ namespace KeyValueStore.Sessions;
 /// it and skips the records after it on the page. Compaction dropped them and recovery forgot them; the crash harness
 /// found a key that had vanished, and a store under 32 writers of a few keys left several such records per run.
 /// <para>
-/// A link can only fail between operations on the same hash entry, which needs the same tag, so stripes are chosen by
-/// the tag bits of FASTER's own key hash: correct whatever the index size. Compaction's copies are kept away from
-/// writes by <see cref="WriteBarrier"/>. Reads take no stripe. An uncontended stripe costs one interlocked operation
-/// and no allocation.
+/// A link can only fail between operations on the same hash entry, which lives in one hash bucket, so stripes are
+/// chosen by the low bits of FASTER's own key hash, never more of them than the index has buckets: keys of one bucket
+/// always share a stripe, whatever the index size. (Not the tag bits: for short keys FASTER's hash leaves them nearly
+/// constant.) The store never grows FASTER's index, which would change the buckets. Compaction's copies are kept away
+/// from writes by <see cref="WriteBarrier"/>. Reads take no stripe. An uncontended stripe costs one interlocked
+/// operation and no allocation.
 /// </para>
 /// </remarks>
 internal sealed class KeyStripeLocks
 {
-    // FASTER's tag is the top 14 bits of the 64-bit key hash (Constants.kHashTagShift = 50).
-    private const int TagShift = 64 - 14;
-    private const int StripeCount = 1024;
+    private const int MaxStripes = 1024;
 
-    private readonly SemaphoreSlim[] _stripes = new SemaphoreSlim[StripeCount];
+    private readonly SemaphoreSlim[] _stripes;
+    private readonly long _stripeMask;
 
-    public KeyStripeLocks()
+    /// <param name="indexBuckets">The number of buckets of the store's FASTER hash index (a power of two).</param>
+    public KeyStripeLocks(long indexBuckets)
     {
-        for (int i = 0; i < StripeCount; i++)
+        int count = (int)Math.Min(MaxStripes, indexBuckets);
+        _stripeMask = count - 1;
+        _stripes = new SemaphoreSlim[count];
+        for (int i = 0; i < count; i++)
         {
             _stripes[i] = new SemaphoreSlim(1, 1);
         }
     }
 
     /// <summary>The stripe of <paramref name="key"/>; computed before any await, since a span cannot cross one.</summary>
-    public static unsafe int StripeOf(ReadOnlySpan<byte> key)
+    public unsafe int StripeOf(ReadOnlySpan<byte> key)
     {
         fixed (byte* bytes = key)
         {
             var spanByte = SpanByte.FromPointer(bytes, key.Length);
-            ulong hash = (ulong)SpanByteComparer.StaticGetHashCode64(ref spanByte);
-            return (int)(hash >> TagShift) & (StripeCount - 1);
+            return (int)(SpanByteComparer.StaticGetHashCode64(ref spanByte) & _stripeMask);
         }
     }
 
@@ -62,6 +66,69 @@ internal sealed class KeyStripeLocks
     {
         await semaphore.WaitAsync().ConfigureAwait(false);
         return new Held(semaphore);
+    }
+
+    /// <summary>
+    /// Waits for every stripe in <paramref name="sortedDistinctStripes"/>, one at a time in ascending order: everyone who holds more
+    /// than one stripe takes them in that order, and a single write holds one, so no two waiters can each hold what the
+    /// other waits for.
+    /// </summary>
+    public async ValueTask<HeldMany> EnterManyAsync(int[] sortedDistinctStripes)
+    {
+        int entered = 0;
+        try
+        {
+            for (; entered < sortedDistinctStripes.Length; entered++)
+            {
+                await _stripes[sortedDistinctStripes[entered]].WaitAsync().ConfigureAwait(false);
+            }
+        }
+        catch
+        {
+            new HeldMany(this, sortedDistinctStripes, entered).Dispose();
+            throw;
+        }
+
+        return new HeldMany(this, sortedDistinctStripes, entered);
+    }
+
+    /// <summary>The sorted, distinct stripes of the keys of <paramref name="items"/>.</summary>
+    public int[] StripesOf<T>(System.Collections.Generic.IReadOnlyList<T> items, Func<T, ReadOnlyMemory<byte>> keyOf)
+    {
+        var stripes = new System.Collections.Generic.SortedSet<int>();
+        for (int i = 0; i < items.Count; i++)
+        {
+            stripes.Add(StripeOf(keyOf(items[i]).Span));
+        }
+
+        var sorted = new int[stripes.Count];
+        stripes.CopyTo(sorted);
+        return sorted;
+    }
+
+    /// <summary>Several stripes held by one batch or multi-key read.</summary>
+    public readonly struct HeldMany : IDisposable
+    {
+        private readonly KeyStripeLocks _locks;
+        private readonly int[] _stripes;
+        private readonly int _count;
+
+        public HeldMany(KeyStripeLocks locks, int[] stripes, int count)
+        {
+            _locks = locks;
+            _stripes = stripes;
+            _count = count;
+        }
+
+        public bool Holds(int stripe) => Array.BinarySearch(_stripes, 0, _count, stripe) >= 0;
+
+        public void Dispose()
+        {
+            for (int i = _count - 1; i >= 0; i--)
+            {
+                _locks._stripes[_stripes[i]].Release();
+            }
+        }
     }
 
     /// <summary>A stripe held by one write.</summary>

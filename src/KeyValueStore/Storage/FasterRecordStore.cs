@@ -25,7 +25,7 @@ namespace KeyValueStore.Storage;
 /// FASTER it runs to completion, because abandoning it would hand its session to another caller
 /// while FASTER still uses it.
 /// </remarks>
-internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
+internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 {
     private static readonly SessionVariableLengthStructSettings<SpanByte, SpanByte> SessionLengths = new() { valueLength = new TombstoneValueLength() };
 
@@ -33,7 +33,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly SessionPool<StoreSession> _sessions;
     private readonly OperationGate _gate = new();
     private readonly WriteBarrier _writes = new();
-    private readonly KeyStripeLocks _keyStripes = new();
+    private readonly KeyStripeLocks _keyStripes;
     private readonly TruncationSafeDevice? _ownedDevice;
     private readonly bool _deleteLogOnClose;
     private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -77,6 +77,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         timeProvider ??= TimeProvider.System;
         _logger = logger;
         FasterKV = log.FasterKV;
+        _keyStripes = new KeyStripeLocks(FasterKV.IndexSize);
         _ownedDevice = log.Device;
         _ownedLayout = log.Layout;
         _fileLock = log.Lock;
@@ -116,16 +117,10 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     /// </summary>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
-        long recordSize = PinnedRecord.SizeInLog(key.Length, value.Length + (_valueChecksums ? ValueChecksum.Size : 0));
-        if (recordSize > _pageSizeBytes)
-        {
-            // FASTER cannot place a record larger than a page; checked here because FASTER's own check
-            // fires deep inside allocation.
-            throw new RecordTooLargeException(recordSize, _pageSizeBytes);
-        }
+        EnsureRecordFits(key.Length, value.Length);
 
         using OperationGate.Admission admission = _gate.Enter(this);
-        int stripe = KeyStripeLocks.StripeOf(key.Span);
+        int stripe = _keyStripes.StripeOf(key.Span);
         byte[]? sealedValue = null;
         ReadOnlyMemory<byte> stored = value;
         if (_valueChecksums)
@@ -187,7 +182,7 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         using OperationGate.Admission admission = _gate.Enter(this);
-        int stripe = KeyStripeLocks.StripeOf(key.Span);
+        int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
         using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false))
         using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false))
@@ -262,6 +257,16 @@ internal sealed class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         public void Dispose() => _barrier.ExitWrite();
+    }
+
+    /// <summary>FASTER cannot place a record larger than a page; checked here because FASTER's own check fires deep inside allocation.</summary>
+    private void EnsureRecordFits(int keyLength, int valueLength)
+    {
+        long recordSize = PinnedRecord.SizeInLog(keyLength, valueLength + (_valueChecksums ? ValueChecksum.Size : 0));
+        if (recordSize > _pageSizeBytes)
+        {
+            throw new RecordTooLargeException(recordSize, _pageSizeBytes);
+        }
     }
 
     private ValueChecksumMismatchException ChecksumMismatchAt(long address)

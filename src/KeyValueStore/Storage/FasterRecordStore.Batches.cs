@@ -1,0 +1,205 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Sessions;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>Atomic multi-key operations: batches of writes, read-modify-write of several keys, consistent multi-key reads.</summary>
+/// <remarks>
+/// Isolation comes from <see cref="KeyStripeLocks"/>: a batch holds the stripes of all its keys (taken in ascending
+/// order, so batches cannot deadlock) while it writes, and a multi-key read holds the same stripes while it reads, so
+/// it sees every batch whole or not at all. A single-key read takes no stripe and sees each key before or after.
+/// <para>
+/// Atomicity across crashes comes from <see cref="WriteBarrier"/>: a batch is one admission, and a checkpoint (the only
+/// thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a batch or none of it.
+/// In Commit mode the batch joins the next commit round once, after its last write.
+/// </para>
+/// Once a batch starts writing it runs to the end; cancellation applies only while it waits to start.
+/// </remarks>
+internal sealed partial class FasterRecordStore
+{
+    /// <summary>Applies <paramref name="writes"/> in order as one atomic batch (the last write of a key wins).</summary>
+    /// <exception cref="BatchTooLargeException">More than <see cref="BatchTooLargeException.MaxWrites"/> writes; nothing is written.</exception>
+    /// <exception cref="RecordTooLargeException">A write does not fit in a page; nothing is written.</exception>
+    public async ValueTask ApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken = default)
+    {
+        ValidateBatch(writes);
+        if (writes.Count == 0)
+        {
+            return;
+        }
+
+        using OperationGate.Admission admission = _gate.Enter(this);
+        {
+            // Given back before the commit wait below, as for a single write.
+            int[] stripes = _keyStripes.StripesOf(writes, write => write.Key);
+            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
+            using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            for (int i = 0; i < writes.Count; i++)
+            {
+                await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
+            }
+        }
+
+        await AfterWriteAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Reads <paramref name="keys"/> and applies the writes <paramref name="update"/> computes from their values (null
+    /// for an absent key) as one atomic step: no other write of those keys comes between the read and the writes.
+    /// </summary>
+    /// <exception cref="ArgumentException">A computed write is for a key not in <paramref name="keys"/>; nothing is written.</exception>
+    public async ValueTask UpdateManyAsync(
+        IReadOnlyList<ReadOnlyMemory<byte>> keys,
+        Func<IReadOnlyList<byte[]?>, IReadOnlyList<BatchWrite>> update,
+        CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        bool wrote;
+        {
+            int[] stripes = _keyStripes.StripesOf(keys, key => key);
+            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
+            using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            var current = new byte[]?[keys.Count];
+            for (int i = 0; i < keys.Count; i++)
+            {
+                (bool found, PooledBuffer value) = await ReadInSessionAsync(lease.Session, keys[i]).ConfigureAwait(false);
+                current[i] = found ? value.Span.ToArray() : null;
+                value.Return();
+            }
+
+            IReadOnlyList<BatchWrite> writes = update(current);
+            ValidateBatch(writes);
+            for (int i = 0; i < writes.Count; i++)
+            {
+                if (!held.Holds(_keyStripes.StripeOf(writes[i].Key.Span)))
+                {
+                    throw new ArgumentException(
+                        $"The update wrote a key ({Convert.ToHexString(writes[i].Key.Span)}) that it had not read. Pass every key the update may write in the keys it reads.",
+                        nameof(update));
+                }
+            }
+
+            for (int i = 0; i < writes.Count; i++)
+            {
+                await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
+            }
+
+            wrote = writes.Count > 0;
+        }
+
+        if (wrote)
+        {
+            await AfterWriteAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Reads several keys as of one moment: no batch is seen in part. Each found value is a pooled buffer to return.</summary>
+    public async ValueTask<(bool Found, PooledBuffer Value)[]> ReadManyAsync(IReadOnlyList<ReadOnlyMemory<byte>> keys, CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        int[] stripes = _keyStripes.StripesOf(keys, key => key);
+        using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        var results = new (bool Found, PooledBuffer Value)[keys.Count];
+        try
+        {
+            for (int i = 0; i < keys.Count; i++)
+            {
+                results[i] = await ReadInSessionAsync(lease.Session, keys[i]).ConfigureAwait(false);
+            }
+        }
+        catch
+        {
+            foreach ((bool found, PooledBuffer value) in results)
+            {
+                if (found)
+                {
+                    value.Return();
+                }
+            }
+
+            throw;
+        }
+
+        return results;
+    }
+
+    /// <summary>Checks a whole batch before any of it is written, so that a bad batch writes nothing.</summary>
+    private void ValidateBatch(IReadOnlyList<BatchWrite> writes)
+    {
+        if (writes.Count > BatchTooLargeException.MaxWrites)
+        {
+            throw new BatchTooLargeException(writes.Count);
+        }
+
+        for (int i = 0; i < writes.Count; i++)
+        {
+            if (!writes[i].IsDelete)
+            {
+                EnsureRecordFits(writes[i].Key.Length, writes[i].Value.Length);
+            }
+        }
+    }
+
+    private async ValueTask ApplyInSessionAsync(StoreSession session, BatchWrite write)
+    {
+        if (write.IsDelete)
+        {
+            var deleted = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, write.Key.Span)).ConfigureAwait(false);
+            while (deleted.Status.IsPending)
+            {
+                deleted = await _epochNudger.WaitAsync(deleted.CompleteAsync()).ConfigureAwait(false);
+            }
+
+            return;
+        }
+
+        byte[]? sealedValue = null;
+        ReadOnlyMemory<byte> stored = write.Value;
+        if (_valueChecksums)
+        {
+            sealedValue = ValueChecksum.Seal(write.Key.Span, write.Value.Span, out int sealedLength);
+            stored = sealedValue.AsMemory(0, sealedLength);
+        }
+
+        try
+        {
+            var upserted = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, write.Key.Span, stored.Span)).ConfigureAwait(false);
+            while (upserted.Status.IsPending)
+            {
+                upserted = await _epochNudger.WaitAsync(upserted.CompleteAsync()).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            if (sealedValue is not null)
+            {
+                ArrayPool<byte>.Shared.Return(sealedValue);
+            }
+        }
+    }
+
+    private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
+    {
+        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
+        (FASTER.core.Status status, PooledBuffer value) = result.Complete(out FASTER.core.RecordMetadata record);
+        if (!status.Found)
+        {
+            return (false, default);
+        }
+
+        if (_valueChecksums && !ValueChecksum.TryOpen(key.Span, ref value))
+        {
+            value.Return();
+            throw ChecksumMismatchAt(record.Address);
+        }
+
+        return (true, value);
+    }
+}

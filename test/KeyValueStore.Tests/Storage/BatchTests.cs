@@ -1,0 +1,223 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Durability;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.Tests.Storage;
+
+/// <summary>Atomic batches (issue 7): what one batch does, what it refuses, and that concurrent batches keep an invariant.</summary>
+public class BatchTests
+{
+    private const int Accounts = 20;
+    private const long OpeningBalance = 1_000;
+
+    [Fact]
+    public async Task ABatch_AppliesEveryWrite_InOrder_SoTheLastWriteOfAKeyWins()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await store.UpsertAsync(Key(3), Text("old"));
+
+        await store.ApplyBatchAsync(
+        [
+            BatchWrite.Upsert(Key(1), Text("first")),
+            BatchWrite.Upsert(Key(2), Text("two")),
+            BatchWrite.Delete(Key(3)),
+            BatchWrite.Upsert(Key(1), Text("last")),
+        ]);
+
+        Assert.Equal("last", await ReadTextAsync(store, 1));
+        Assert.Equal("two", await ReadTextAsync(store, 2));
+        Assert.Null(await ReadTextAsync(store, 3));
+    }
+
+    [Fact]
+    public async Task AnEmptyBatch_WritesNothing_AndInCommitModeWaitsForNoFlush()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Commit));
+        long checkpointsBefore = store.Checkpointer!.CheckpointCount;
+
+        await store.ApplyBatchAsync([]);
+
+        Assert.Equal(checkpointsBefore, store.Checkpointer.CheckpointCount);
+    }
+
+    [Fact]
+    public async Task ABatchOverTheLimit_IsRefused_AndNothingOfItIsWritten()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        var writes = Enumerable.Range(0, BatchTooLargeException.MaxWrites + 1).Select(i => BatchWrite.Upsert(Key(i), Text("v"))).ToList();
+
+        var error = await Assert.ThrowsAsync<BatchTooLargeException>(() => store.ApplyBatchAsync(writes).AsTask());
+
+        Assert.Equal(BatchTooLargeException.MaxWrites + 1, error.Writes);
+        Assert.Contains("at most 65535", error.Message, StringComparison.Ordinal);
+        Assert.Null(await ReadTextAsync(store, 0));
+        await store.ApplyBatchAsync(writes.Take(BatchTooLargeException.MaxWrites).ToList());
+        Assert.Equal("v", await ReadTextAsync(store, BatchTooLargeException.MaxWrites - 1));
+    }
+
+    [Fact]
+    public async Task ABatchWithARecordLargerThanAPage_IsRefused_AndNothingOfItIsWritten()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await Assert.ThrowsAsync<RecordTooLargeException>(() => store.ApplyBatchAsync(
+        [
+            BatchWrite.Upsert(Key(1), Text("fits")),
+            BatchWrite.Upsert(Key(2), new byte[8_192]),
+        ]).AsTask());
+
+        Assert.Null(await ReadTextAsync(store, 1));
+    }
+
+    [Fact]
+    public async Task AnUpdateThatWritesAKeyItDidNotRead_IsRefused_AndWritesNothing()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+
+        await Assert.ThrowsAsync<ArgumentException>(() => store.UpdateManyAsync(
+            [Key(1)],
+            _ => [BatchWrite.Upsert(Key(1), Text("a")), BatchWrite.Upsert(Key(999_999), Text("b"))]).AsTask());
+
+        Assert.Null(await ReadTextAsync(store, 1));
+    }
+
+    [Fact]
+    public async Task BankTransfers_BesideSnapshotsAndCompaction_NeverChangeTheTotal()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await OpenAccountsAsync(store);
+
+        int snapshots = await RunBankAsync(store, async () => await store.Compactor.CompactNowAsync());
+
+        Assert.True(snapshots > 0, "no snapshot was taken while transfers ran, so isolation was not tested");
+        Assert.Equal(Accounts * OpeningBalance, (await SnapshotAsync(store)).Sum());
+    }
+
+    [Fact]
+    public async Task BankTransfers_BesideCheckpoints_KeepTheTotalAcrossAReopen()
+    {
+        using var temp = new TempDirectory();
+        var options = DurableStores.Options(temp.Path, DurabilityMode.Checkpoint);
+        await using (var store = StoreFactory.Open(options))
+        {
+            await OpenAccountsAsync(store);
+            await RunBankAsync(store, () => store.CheckpointAsync());
+        }
+
+        await using var reopened = StoreFactory.Open(options);
+        Assert.Equal(Accounts * OpeningBalance, (await SnapshotAsync(reopened)).Sum());
+    }
+
+    /// <summary>
+    /// Eight tasks move random amounts between random pairs of accounts while two take snapshots of every account, and
+    /// <paramref name="meanwhile"/> runs in a loop. Every snapshot must add up to the opening total.
+    /// </summary>
+    private static async Task<int> RunBankAsync(FasterRecordStore store, Func<Task> meanwhile)
+    {
+        using var stop = new CancellationTokenSource();
+        int transfersRunning = 0;
+        int snapshotsDuringTransfers = 0;
+        var readersStarted = new CountdownEvent(2);
+        var readers = Enumerable.Range(0, 2).Select(_ => Task.Run(async () =>
+        {
+            bool first = true;
+            while (!stop.IsCancellationRequested)
+            {
+                bool during = Volatile.Read(ref transfersRunning) > 0;
+                long total = (await SnapshotAsync(store)).Sum();
+                Assert.Equal(Accounts * OpeningBalance, total);
+                if (during && Volatile.Read(ref transfersRunning) > 0)
+                {
+                    Interlocked.Increment(ref snapshotsDuringTransfers);
+                }
+
+                if (first)
+                {
+                    readersStarted.Signal();
+                    first = false;
+                }
+
+                await Task.Yield();
+            }
+        })).ToList();
+        var background = Task.Run(async () =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                await meanwhile();
+            }
+        });
+
+        // Transfers start once both readers are reading, so the snapshots surely overlap them.
+        readersStarted.Wait(TimeSpan.FromSeconds(30));
+        Interlocked.Exchange(ref transfersRunning, 1);
+        var transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(async () =>
+        {
+            var random = new Random(worker);
+            for (int i = 0; i < 1_000; i++)
+            {
+                // Operations in memory complete synchronously; yielding lets the readers run in between on few cores.
+                await Task.Yield();
+                int from = random.Next(Accounts);
+                int to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
+                long amount = random.Next(1, 50);
+                await store.UpdateManyAsync([Key(from), Key(to)], balances =>
+                [
+                    BatchWrite.Upsert(Key(from), Amount(BitConverter.ToInt64(balances[0]) - amount)),
+                    BatchWrite.Upsert(Key(to), Amount(BitConverter.ToInt64(balances[1]) + amount)),
+                ]);
+            }
+        })).ToList();
+
+        await Task.WhenAll(transfers);
+        Interlocked.Exchange(ref transfersRunning, 0);
+        await stop.CancelAsync();
+        await Task.WhenAll(readers.Append(background));
+        return snapshotsDuringTransfers;
+    }
+
+    private static Task OpenAccountsAsync(FasterRecordStore store) =>
+        store.ApplyBatchAsync(Enumerable.Range(0, Accounts).Select(account => BatchWrite.Upsert(Key(account), Amount(OpeningBalance))).ToList()).AsTask();
+
+    private static async Task<long[]> SnapshotAsync(FasterRecordStore store)
+    {
+        var results = await store.ReadManyAsync(Enumerable.Range(0, Accounts).Select(account => (ReadOnlyMemory<byte>)Key(account)).ToList());
+        return results.Select(result =>
+        {
+            Assert.True(result.Found, "an account is missing");
+            long balance = BitConverter.ToInt64(result.Value.Span);
+            result.Value.Return();
+            return balance;
+        }).ToArray();
+    }
+
+    private static async Task<string?> ReadTextAsync(FasterRecordStore store, int key)
+    {
+        (bool found, PooledBuffer value) = await store.ReadAsync(Key(key));
+        if (!found)
+        {
+            return null;
+        }
+
+        string text = System.Text.Encoding.UTF8.GetString(value.Span);
+        value.Return();
+        return text;
+    }
+
+    private static byte[] Key(int key) => BitConverter.GetBytes(key);
+
+    private static byte[] Text(string text) => System.Text.Encoding.UTF8.GetBytes(text);
+
+    private static byte[] Amount(long amount) => BitConverter.GetBytes(amount);
+}
