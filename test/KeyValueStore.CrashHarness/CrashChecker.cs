@@ -69,9 +69,31 @@ internal sealed class CrashChecker
 
                 _confirmed[key] = recovered;
             }
+
+            CheckBank(cycle, await store.ReadManyAsync(CrashStore.AllAccountKeys()), violations);
         }
 
         return new CycleReport(cycle, killBeforeReady || lines.Count == 0, acknowledged, checkpoints, violations);
+    }
+
+    /// <summary>Every transfer is one atomic batch, and so is the opening: either no account exists, or all do and their total is the opening total.</summary>
+    private static void CheckBank(int cycle, (bool Found, Storage.PooledBuffer Value)[] accounts, List<string> violations)
+    {
+        int open = accounts.Count(account => account.Found);
+        long total = 0;
+        foreach ((bool found, Storage.PooledBuffer value) in accounts)
+        {
+            if (found)
+            {
+                total += BitConverter.ToInt64(value.Span);
+                value.Return();
+            }
+        }
+
+        if (open != 0 && (open != CrashStore.Accounts || total != CrashStore.Accounts * CrashStore.OpeningBalance))
+        {
+            violations.Add($"cycle {cycle}, bank: {open} of {CrashStore.Accounts} accounts recovered, total {total}, expected {CrashStore.Accounts * CrashStore.OpeningBalance}");
+        }
     }
 
     private async Task<List<string>> RunWorkerUntilKilledAsync(bool killBeforeReady, int cycle)

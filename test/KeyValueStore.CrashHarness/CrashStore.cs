@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Linq;
 using System.Buffers.Binary;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -9,6 +11,11 @@ namespace KeyValueStore.CrashHarness;
 internal static class CrashStore
 {
     public const int KeyCount = 400;
+
+    /// <summary>Bank accounts moved between by atomic read-modify-write batches; their total never changes.</summary>
+    public const int Accounts = 16;
+
+    public const long OpeningBalance = 1_000;
 
     /// <summary>
     /// Small pages and memory so most records live in segment files; compaction and periodic checkpoints run often so
@@ -34,6 +41,12 @@ internal static class CrashStore
         new(StoreSettingsValidator.Validate(Options(directory, mode)), NullLogger.Instance);
 
     public static byte[] Key(int key) => BitConverter.GetBytes(key);
+
+    /// <summary>Account keys lie outside the range of <see cref="Key"/>.</summary>
+    public static byte[] AccountKey(int account) => BitConverter.GetBytes(1_000_000 + account);
+
+    public static IReadOnlyList<ReadOnlyMemory<byte>> AllAccountKeys() =>
+        Enumerable.Range(0, Accounts).Select(account => (ReadOnlyMemory<byte>)AccountKey(account)).ToList();
 
     /// <summary>Key and version, then a filler whose length and bytes depend on both, so a torn or stale value never matches.</summary>
     public static byte[] Value(int key, long version)

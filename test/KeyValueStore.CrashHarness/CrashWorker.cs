@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
@@ -24,7 +25,7 @@ internal static class CrashWorker
         ExitWhenTheCheckerIsGone();
         await using var store = CrashStore.Open(directory, mode);
         Report("READY");
-        var writers = new Task[Writers + 1];
+        var writers = new Task[Writers + 2];
         for (int w = 0; w < Writers; w++)
         {
             int writer = w;
@@ -32,6 +33,7 @@ internal static class CrashWorker
         }
 
         writers[Writers] = mode == DurabilityMode.Checkpoint ? Task.Run(() => CheckpointForeverAsync(store)) : Task.CompletedTask;
+        writers[Writers + 1] = Task.Run(() => TransferForeverAsync(store, new Random(seed)));
         await Task.WhenAll(writers);
         return 0;
     }
@@ -54,6 +56,42 @@ internal static class CrashWorker
                 await store.UpsertAsync(CrashStore.Key(key), CrashStore.Value(key, version));
                 Report($"A {key} {version}");
             }
+        }
+    }
+
+    /// <summary>
+    /// Opens the bank accounts with one batch if the store has none, then moves random amounts between random pairs of
+    /// accounts, each transfer one atomic read-modify-write of both.
+    /// </summary>
+    private static async Task TransferForeverAsync(Storage.FasterRecordStore store, Random random)
+    {
+        var balances = await store.ReadManyAsync(CrashStore.AllAccountKeys());
+        bool open = balances.Any(balance => balance.Found);
+        foreach ((bool found, Storage.PooledBuffer value) in balances)
+        {
+            if (found)
+            {
+                value.Return();
+            }
+        }
+
+        if (!open)
+        {
+            await store.ApplyBatchAsync(Enumerable.Range(0, CrashStore.Accounts)
+                .Select(account => Storage.BatchWrite.Upsert(CrashStore.AccountKey(account), BitConverter.GetBytes(CrashStore.OpeningBalance)))
+                .ToList());
+        }
+
+        while (true)
+        {
+            int from = random.Next(CrashStore.Accounts);
+            int to = (from + 1 + random.Next(CrashStore.Accounts - 1)) % CrashStore.Accounts;
+            long amount = random.Next(1, 100);
+            await store.UpdateManyAsync([CrashStore.AccountKey(from), CrashStore.AccountKey(to)], current =>
+            [
+                Storage.BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(BitConverter.ToInt64(current[0]) - amount)),
+                Storage.BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(BitConverter.ToInt64(current[1]) + amount)),
+            ]);
         }
     }
 
