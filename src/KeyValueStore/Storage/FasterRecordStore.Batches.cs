@@ -188,18 +188,6 @@ internal sealed partial class FasterRecordStore
     private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
     {
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
-        (FASTER.core.Status status, PooledBuffer value) = result.Complete(out FASTER.core.RecordMetadata record);
-        if (!status.Found)
-        {
-            return (false, default);
-        }
-
-        if (_valueChecksums && !ValueChecksum.TryOpen(key.Span, ref value))
-        {
-            value.Return();
-            throw ChecksumMismatchAt(record.Address);
-        }
-
-        return (true, value);
+        return OpenReadResult(key.Span, result);
     }
 }

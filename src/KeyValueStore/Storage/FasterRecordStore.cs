@@ -160,13 +160,19 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         using OperationGate.Admission admission = _gate.Enter(this);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
+        return OpenReadResult(key.Span, result);
+    }
+
+    /// <summary>Turns a completed read into (found, value), checking the value's checksum when the store keeps them.</summary>
+    private (bool Found, PooledBuffer Value) OpenReadResult(ReadOnlySpan<byte> key, FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty> result)
+    {
         (Status status, PooledBuffer value) = result.Complete(out RecordMetadata record);
         if (!status.Found)
         {
             return (false, default);
         }
 
-        if (_valueChecksums && !ValueChecksum.TryOpen(key.Span, ref value))
+        if (_valueChecksums && !ValueChecksum.TryOpen(key, ref value))
         {
             value.Return();
             throw ChecksumMismatchAt(record.Address);
