@@ -156,16 +156,19 @@ internal sealed class Checkpointer : IAsyncDisposable
             await _oneAtATime.WaitAsync(stopping).ConfigureAwait(false);
             try
             {
-                // Close the round before the checkpoint starts: whoever joined it had completed its write already.
-                TaskCompletionSource round = Interlocked.Exchange(ref _nextCommit, NewRound());
+                // The round closes once the barrier has drained the writes in flight, just before the checkpoint
+                // starts: whoever joined it had finished its write by then, those the drain waited for included.
+                // (Closing it before the drain sent them to the next round, one more checkpoint to wait for.)
+                TaskCompletionSource? round = null;
                 try
                 {
-                    await TakeCheckpointAsync("commit").ConfigureAwait(false);
-                    round.SetResult();
+                    await TakeCheckpointAsync("commit", () => round = Interlocked.Exchange(ref _nextCommit, NewRound())).ConfigureAwait(false);
+                    round!.SetResult();
                 }
                 catch (Exception e)
                 {
                     Log.CheckpointFailed(_logger, "commit", e);
+                    round ??= Interlocked.Exchange(ref _nextCommit, NewRound());
                     round.SetException(e);
                 }
             }
@@ -203,10 +206,13 @@ internal sealed class Checkpointer : IAsyncDisposable
     }
 
     /// <summary>Takes one checkpoint. The caller holds <see cref="_oneAtATime"/>.</summary>
-    private async Task TakeCheckpointAsync(string reason)
+    /// <param name="reason">Named in the log.</param>
+    /// <param name="writesDrained">Runs once no write is in flight and new ones wait, before the checkpoint starts.</param>
+    private async Task TakeCheckpointAsync(string reason, Action? writesDrained = null)
     {
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
+        writesDrained?.Invoke();
         Guid token;
         try
         {
