@@ -11,8 +11,9 @@ using KeyValueStore.LoadTest.Running;
 namespace KeyValueStore.LoadTest;
 
 /// <summary>
-/// The command: parse, check --dir and --json, open the backend in a fresh directory, run, report,
-/// clean up, and turn the outcome into an exit code (<see cref="ExitCodes"/>).
+/// The command: parse, check --dir and --json, open the backend in a fresh directory, check that it
+/// can write batches if --batch-size asks for them, run, report, clean up, and turn the outcome into an
+/// exit code (<see cref="ExitCodes"/>).
 /// </summary>
 internal static class LoadTestApp
 {
@@ -59,10 +60,7 @@ internal static class LoadTestApp
         }
         catch (InvalidOptionException e)
         {
-            errors.WriteLine($"error: {e.Message}");
-            errors.WriteLine();
-            errors.Write(Usage.Text);
-            return ExitCodes.BadInput;
+            return BadInput(errors, e.Message);
         }
 
         LoadTestReport report;
@@ -72,6 +70,14 @@ internal static class LoadTestApp
             {
                 var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes);
                 await using ILoadTestBackend backend = (openBackend ?? options.Backend.Open)(context);
+
+                // Checked on the backend as opened, since a capability is what the instance implements.
+                if (options.BatchSize > 1 && backend is not IBatchWriter)
+                {
+                    return BadInput(errors,
+                        $"--batch-size {options.BatchSize} needs a backend that writes atomic batches, and the {options.Backend.Name} backend does not; use --batch-size 1 with it.");
+                }
+
                 var runner = new LoadTestRunner(options, errors, errorsIsTerminal, TimeProvider.System);
                 report = await runner.RunAsync(backend, directory.Path, cancel).ConfigureAwait(false);
             }
@@ -98,6 +104,15 @@ internal static class LoadTestApp
         }
 
         return report.Verification.Mismatches > 0 ? ExitCodes.VerifyMismatches : ExitCodes.Ok;
+    }
+
+    /// <summary>Bad input: the message, then the usage, on stderr; nothing ran.</summary>
+    private static int BadInput(TextWriter errors, string message)
+    {
+        errors.WriteLine($"error: {message}");
+        errors.WriteLine();
+        errors.Write(Usage.Text);
+        return ExitCodes.BadInput;
     }
 
     /// <summary>Creates (or truncates) the --json file now, so a bad path fails before a run, not after it.</summary>

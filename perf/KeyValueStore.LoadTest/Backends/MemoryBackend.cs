@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Threading.Tasks;
 
 namespace KeyValueStore.LoadTest.Backends;
@@ -8,7 +9,7 @@ namespace KeyValueStore.LoadTest.Backends;
 /// The memory-only baseline: a <see cref="ConcurrentDictionary{TKey, TValue}"/> of byte arrays, no
 /// engine, no disk. What the workload costs with nothing behind it: the upper bound for the others.
 /// </summary>
-internal sealed class MemoryBackend : ILoadTestBackend
+internal sealed class MemoryBackend : ILoadTestBackend, IBatchWriter
 {
     private readonly ConcurrentDictionary<byte[], byte[]> _map = new(ByteArrayComparer.Instance);
     private readonly ConcurrentDictionary<byte[], byte[]>.AlternateLookup<ReadOnlySpan<byte>> _bySpan;
@@ -23,6 +24,21 @@ internal sealed class MemoryBackend : ILoadTestBackend
     {
         // Values are replaced, never changed in place, so a concurrent reader copies a whole version.
         _bySpan[key.Span] = value.ToArray();
+        return ValueTask.CompletedTask;
+    }
+
+    /// <summary>
+    /// A plain loop of upserts, not atomic: a concurrent reader may see part of a batch. This is the baseline
+    /// of what writing the values costs with no engine; a lock that made batches atomic would have to be taken
+    /// by every read too, and the baseline would then measure that lock.
+    /// </summary>
+    public ValueTask WriteBatchAsync(IReadOnlyList<(ReadOnlyMemory<byte> Key, ReadOnlyMemory<byte> Value)> writes)
+    {
+        for (int i = 0; i < writes.Count; i++)
+        {
+            _bySpan[writes[i].Key.Span] = writes[i].Value.ToArray();
+        }
+
         return ValueTask.CompletedTask;
     }
 

@@ -29,12 +29,20 @@ internal sealed class LatencyHistogram
 
     public double Mean => Count == 0 ? 0 : Sum / Count;
 
-    public void Record(long nanoseconds)
+    public void Record(long nanoseconds) => Record(nanoseconds, 1);
+
+    /// <summary>Records <paramref name="count"/> operations that each took <paramref name="nanoseconds"/>: the writes of one batch.</summary>
+    public void Record(long nanoseconds, long count)
     {
+        if (count <= 0)
+        {
+            return;
+        }
+
         long value = Math.Max(nanoseconds, 0);
-        _counts[IndexOf(value)]++;
-        Count++;
-        Sum += value;
+        _counts[IndexOf(value)] += count;
+        Count += count;
+        Sum += (double)value * count;
         Min = Math.Min(Min, value);
         Max = Math.Max(Max, value);
     }

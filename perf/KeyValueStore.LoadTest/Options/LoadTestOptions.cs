@@ -12,6 +12,7 @@ internal sealed record LoadTestOptions
     public const int DefaultValueSize = 256;
     public const long DefaultMemorySize = 64L << 20; // The store's own default (MemorySizeBits 26).
     public const long DefaultSeed = 1;
+    public const int DefaultBatchSize = 1;
 
     /// <summary>Gets the number of concurrent asynchronous workers, each issuing one operation at a time.</summary>
     public int Threads { get; init; } = DefaultThreads;
@@ -25,6 +26,12 @@ internal sealed record LoadTestOptions
     public int ValueSize { get; init; } = DefaultValueSize;
 
     public Workload Workload { get; init; } = Workload.A;
+
+    /// <summary>
+    /// Gets --batch-size: the updates and inserts a worker writes as one atomic batch. 1 writes each on its
+    /// own; above 1 the backend must implement <see cref="IBatchWriter"/>. Reads and read-modify-writes stay single.
+    /// </summary>
+    public int BatchSize { get; init; } = DefaultBatchSize;
 
     public KeyDistribution Distribution { get; init; } = Workload.A.DefaultDistribution;
 

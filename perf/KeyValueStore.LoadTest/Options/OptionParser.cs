@@ -20,7 +20,7 @@ internal static class OptionParser
     private static readonly string[] Valued =
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
-        "--backend", "--memory-size", "--dir", "--json", "--seed",
+        "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -48,11 +48,19 @@ internal static class OptionParser
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
+            BatchSize = Get(given, "--batch-size", options.BatchSize, text => (int)Integer("--batch-size", text, OptionRanges.MinBatchSize, OptionRanges.MaxBatchSize, OptionRanges.BatchSize)),
         };
 
         if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize) is string problem)
         {
             throw new InvalidOptionException(problem);
+        }
+
+        if (options.BatchSize > 1 && !options.Workload.OperationTypes.Any(OperationKinds.IsBlindWrite))
+        {
+            throw new InvalidOptionException(
+                $"--batch-size {options.BatchSize} groups updates and inserts into batches, and workload {options.Workload.Name} ({options.Workload.Description}) issues none; "
+                + "reads and read-modify-writes stay single operations. Use a workload with updates or inserts (A, B, D, W), or --batch-size 1.");
         }
 
         return options;

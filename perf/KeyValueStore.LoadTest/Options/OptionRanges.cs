@@ -13,10 +13,13 @@ internal static class OptionRanges
     public const int MaxValueSize = 1 << 20;
     public const long MinMemorySize = 64L << 10;
     public const long MaxMemorySize = 1L << 40;
+    public const int MinBatchSize = 1;
+    public const int MaxBatchSize = BatchTooLargeException.MaxWrites; // The most one atomic batch of the store may hold.
 
     public const string Threads = "1 to 1024";
     public const string Seconds = "1 to 86400";
     public const string Records = "1 to 100000000";
     public const string ValueSize = "16 to 1m (1048576)";
     public const string MemorySize = "a power of two from 64k to 1t";
+    public const string BatchSize = "1 to 65535";
 }

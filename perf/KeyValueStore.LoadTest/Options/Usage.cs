@@ -29,6 +29,8 @@ internal static class Usage
             Option(text, string.Empty, $"  {workload.Name}: {workload.Description}");
         }
 
+        Option(text, "--batch-size N", OptionRanges.BatchSize + $": updates and inserts a worker writes as one atomic batch [{LoadTestOptions.DefaultBatchSize}];");
+        Option(text, string.Empty, "reads and read-modify-writes stay single, so above 1 the workload needs updates or inserts");
         Option(text, "--distribution D", "key popularity [zipfian; latest for D]: uniform, zipfian (theta 0.99), latest");
         Option(text, "--backend B", "what is measured [faster]:");
         foreach (BackendDescriptor backend in BackendCatalog.All)

@@ -4,7 +4,10 @@ using System.Text.Json.Serialization;
 namespace KeyValueStore.LoadTest.Reporting;
 
 /// <summary>Everything a run measured: printed as text, and written as JSON by --json (same names, camelCase).</summary>
-/// <remarks><see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes.</remarks>
+/// <remarks>
+/// <see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes;
+/// <see cref="Batches"/> likewise unless --batch-size is above 1.
+/// </remarks>
 internal sealed record LoadTestReport(
     SettingsReport Settings,
     MachineReport Machine,
@@ -14,4 +17,5 @@ internal sealed record LoadTestReport(
     long BytesOnDisk,
     MemoryReport Memory,
     VerificationReport Verification,
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes);
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] BatchReport? Batches);

@@ -8,6 +8,7 @@ internal sealed record SettingsReport(
     string WorkloadDescription,
     string Distribution,
     int Threads,
+    int BatchSize,
     int Seconds,
     long Records,
     int ValueSize,

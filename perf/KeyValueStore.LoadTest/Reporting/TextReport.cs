@@ -6,7 +6,7 @@ using KeyValueStore.LoadTest.Workloads;
 
 namespace KeyValueStore.LoadTest.Reporting;
 
-/// <summary>The report as people read it: settings, then throughput, a latency table, durable flushes where counted, disk, memory and verification.</summary>
+/// <summary>The report as people read it: settings, then throughput (and batches, with --batch-size), a latency table, durable flushes where counted, disk, memory and verification.</summary>
 internal static class TextReport
 {
     public static void Write(LoadTestReport report, TextWriter output)
@@ -19,6 +19,11 @@ internal static class TextReport
         Line(text, "workload", $"{family}{settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
         Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values");
         Line(text, "workers", $"{settings.Threads} concurrent async workers, seed {settings.Seed}");
+        if (settings.BatchSize > 1)
+        {
+            Line(text, "batch size", $"{settings.BatchSize:N0} updates and inserts per atomic batch; reads and read-modify-writes stay single");
+        }
+
         if (settings.MemorySizeBytes is long memory && settings.PageSizeBytes is long page)
         {
             Line(text, "memory size", $"{ByteSize.Format(memory)} of log in memory, {memory / page} pages of {ByteSize.Format(page)}");
@@ -37,12 +42,23 @@ internal static class TextReport
             Line(text, "per thread", $"{run.PerThread.MeanOperationsPerSecond:N0} ops/s mean, {run.PerThread.MinOperationsPerSecond:N0} min, {run.PerThread.MaxOperationsPerSecond:N0} max");
         }
 
+        if (report.Batches is BatchReport batches)
+        {
+            LatencyReport latency = batches.LatencyMicroseconds;
+            Line(text, "batches", $"{batches.Batches:N0} batches of {batches.BatchSize:N0} writes, {batches.BatchesPerSecond:N0} batches/s, {batches.WritesPerSecond:N0} writes/s; batch p50 {latency.P50:0.0} us, p99 {latency.P99:0.0} us");
+        }
+
         text.WriteLine();
         Row(text, $"  {"operation",-18} {"count",12} {"ops/s",10} {"not found",10} {"mean us",9} {"p50 us",9} {"p99 us",9} {"p99.9 us",9} {"max us",10}");
         foreach (OperationReport operation in report.Operations)
         {
             LatencyReport latency = operation.LatencyMicroseconds;
             Row(text, $"  {operation.Type,-18} {operation.Count,12:N0} {operation.OperationsPerSecond,10:N0} {operation.NotFound,10:N0} {latency.Mean,9:0.0} {latency.P50,9:0.0} {latency.P99,9:0.0} {latency.P999,9:0.0} {latency.Max,10:0.0}");
+        }
+
+        if (report.Batches is not null)
+        {
+            Row(text, $"  (an update's or insert's latency is its batch's: it is acknowledged with its batch; the batch row counts batches)");
         }
 
         if (report.DurableFlushes is DurableFlushReport flushes)

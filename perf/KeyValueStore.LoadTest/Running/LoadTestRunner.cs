@@ -76,12 +76,13 @@ internal sealed class LoadTestRunner
         }
 
         long bytesOnDisk = backend.BytesOnDisk();
+        IReadOnlyList<OperationReport> operations = Operations(workers, run.Seconds);
         return new LoadTestReport(
             Settings(runDirectory),
             new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription),
             new PhaseReport(load.Operations, load.Seconds, Rate(load.Operations, load.Seconds), load.Completed),
             RunSummary(run, perWorker),
-            Operations(workers, run.Seconds),
+            operations,
             bytesOnDisk,
             MemorySnapshot(),
             new VerificationReport(
@@ -91,7 +92,8 @@ internal sealed class LoadTestRunner
                 state.Verifier?.Mismatches ?? 0,
                 (state.Verifier?.Examples ?? []).Select(mismatch => new MismatchReport(
                     mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()),
-            FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers));
+            FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers),
+            BatchSummary(operations, run.Seconds));
     }
 
     private static long? DurableFlushes(ILoadTestBackend backend) => (backend as IDurableFlushCounter)?.DurableFlushes;
@@ -104,12 +106,26 @@ internal sealed class LoadTestRunner
             return null;
         }
 
-        // Every operation type but a read writes exactly once: an update, an insert, a read-modify-write.
+        // Every operation type of the workload but a read writes exactly once: an update, an insert, a read-modify-write.
+        // (A batch is not one of them: its writes are counted as the updates and inserts they are.)
         long writes = _options.Workload.OperationTypes
             .Where(type => type != OperationType.Read)
             .Sum(type => workers.Sum(worker => worker.Latency(type).Count));
         long flushes = after - before;
         return new DurableFlushReport(flushes, writes, writes > 0 ? (double)flushes / writes : null, counter.FlushNote);
+    }
+
+    /// <summary>With --batch-size above 1, the run's batches and the writes they carried; null otherwise.</summary>
+    private BatchReport? BatchSummary(IReadOnlyList<OperationReport> operations, double seconds)
+    {
+        if (_options.BatchSize == 1)
+        {
+            return null;
+        }
+
+        OperationReport batches = operations.Single(operation => operation.Type == OperationNames.Of(OperationType.Batch));
+        long writes = batches.Count * _options.BatchSize; // Every batch is full: one is written only when it is.
+        return new BatchReport(_options.BatchSize, batches.Count, batches.OperationsPerSecond, writes, Rate(writes, seconds), batches.LatencyMicroseconds);
     }
 
     /// <summary>
@@ -168,6 +184,7 @@ internal sealed class LoadTestRunner
         _options.Workload.Description,
         _options.Distribution.ToString().ToLowerInvariant(),
         _options.Threads,
+        _options.BatchSize,
         _options.Seconds,
         _options.Records,
         _options.ValueSize,
@@ -191,7 +208,8 @@ internal sealed class LoadTestRunner
     private IReadOnlyList<OperationReport> Operations(Worker[] workers, double seconds)
     {
         var reports = new List<OperationReport>();
-        foreach (OperationType type in _options.Workload.OperationTypes)
+        OperationType[] batched = _options.BatchSize > 1 ? [OperationType.Batch] : [];
+        foreach (OperationType type in _options.Workload.OperationTypes.Concat(batched))
         {
             var merged = new LatencyHistogram();
             foreach (Worker worker in workers)

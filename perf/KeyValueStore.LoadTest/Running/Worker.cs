@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Backends;
 using KeyValueStore.LoadTest.Measurement;
 using KeyValueStore.LoadTest.Verification;
 using KeyValueStore.LoadTest.Workloads;
@@ -10,7 +11,8 @@ namespace KeyValueStore.LoadTest.Running;
 /// <summary>
 /// One of the --threads workers: an asynchronous loop with one operation in flight at a time, its own
 /// random stream, key chooser, buffers and histograms, so workers share nothing on the hot path but
-/// the backend and the model.
+/// the backend and the model. With --batch-size above 1 it gathers its updates and inserts into a
+/// <see cref="WriteBatch"/> and writes each full batch as one operation; reads and read-modify-writes stay single.
 /// </summary>
 internal sealed class Worker
 {
@@ -24,6 +26,8 @@ internal sealed class Worker
     private readonly LatencyHistogram[] _latencies;
     private readonly long[] _notFound;
     private readonly double _nanosecondsPerTick;
+    private readonly WriteBatch? _batch;
+    private readonly IBatchWriter? _batchWriter;
     private SplitMix64 _random;
     private long _completed;
 
@@ -42,6 +46,12 @@ internal sealed class Worker
 
         _notFound = new long[OperationTypeCount];
         _nanosecondsPerTick = 1e9 / state.Time.TimestampFrequency;
+        if (state.Options.BatchSize > 1)
+        {
+            _batch = new WriteBatch(state.Options.BatchSize, state.Options.ValueSize);
+            _batchWriter = state.Backend as IBatchWriter ?? throw new InvalidOperationException(
+                $"--batch-size {state.Options.BatchSize} needs a backend that writes batches; the command checks that before a run.");
+        }
     }
 
     /// <summary>Gets the operations this worker completed in the current phase; read by the progress line while it runs.</summary>
@@ -65,15 +75,31 @@ internal sealed class Worker
         }
     }
 
-    /// <summary>Issues the workload's operations, timing each, until <paramref name="stop"/>.</summary>
+    /// <summary>
+    /// Issues the workload's operations, timing each, until <paramref name="stop"/>. With batches, a drawn update
+    /// or insert joins the batch, and the batch is written when full; writes of a batch not yet full when the
+    /// run ends are dropped unissued (no version or id was given to them).
+    /// </summary>
     public async Task RunAsync(CancellationToken stop)
     {
         ResetCount();
         Workload workload = _state.Options.Workload;
         TimeProvider time = _state.Time;
+        _batch?.Clear();
         while (!stop.IsCancellationRequested)
         {
             OperationType type = workload.Pick(_random.NextDouble());
+            if (_batch is not null && OperationKinds.IsBlindWrite(type))
+            {
+                _batch.Add(type);
+                if (_batch.IsFull)
+                {
+                    await WriteBatchAsync(_batch).ConfigureAwait(false);
+                }
+
+                continue;
+            }
+
             long id = type == OperationType.Insert ? _state.Keys.ReserveInsert() : _chooser.Next(ref _random, _state.Keys.Readable);
             long start = time.GetTimestamp();
             bool found = type switch
@@ -152,8 +178,54 @@ internal sealed class Worker
         _state.Model.EndWrite(id, version);
     }
 
+    /// <summary>
+    /// Writes a full batch as one atomic batch and times it whole. Ids are chosen only now, so an insert's id is
+    /// in flight only while its batch is, and the frontier of readable ids waits for nothing longer. With --verify
+    /// the batch holds its updates' key locks throughout, as a single update holds its one; the model records
+    /// every write of the batch, each with its own version (a key twice in a batch gets two, the later one wins).
+    /// Each update and insert of the batch is recorded with the batch's latency: it was acknowledged with it.
+    /// </summary>
+    private async ValueTask WriteBatchAsync(WriteBatch batch)
+    {
+        int inserts = 0;
+        for (int i = 0; i < batch.Count; i++)
+        {
+            bool insert = batch.TypeAt(i) == OperationType.Insert;
+            inserts += insert ? 1 : 0;
+            batch.SetId(i, insert ? _state.Keys.ReserveInsert() : _chooser.Next(ref _random, _state.Keys.Readable));
+        }
+
+        long start = _state.Time.GetTimestamp();
+        using (KeyLocks.HeldMany held = _state.Locks is null ? default : await _state.Locks.LockManyAsync(batch.UpdateIds()).ConfigureAwait(false))
+        {
+            for (int i = 0; i < batch.Count; i++)
+            {
+                batch.Encode(i, _state.Model.BeginWrite(batch.IdAt(i)));
+            }
+
+            await _batchWriter!.WriteBatchAsync(batch.Writes).ConfigureAwait(false);
+            for (int i = 0; i < batch.Count; i++)
+            {
+                _state.Model.EndWrite(batch.IdAt(i), batch.VersionAt(i));
+            }
+        }
+
+        if (inserts > 0)
+        {
+            // One call moves the frontier over all of the batch's inserts: every EndWrite above came before it.
+            _state.Keys.InsertCompleted();
+        }
+
+        long nanoseconds = (long)((_state.Time.GetTimestamp() - start) * _nanosecondsPerTick);
+        _latencies[(int)OperationType.Batch].Record(nanoseconds);
+        _latencies[(int)OperationType.Update].Record(nanoseconds, batch.Count - inserts);
+        _latencies[(int)OperationType.Insert].Record(nanoseconds, inserts);
+        Count(batch.Count);
+        batch.Clear();
+    }
+
     private void ResetCount() => Volatile.Write(ref _completed, 0);
 
     // Only this worker writes the count; the progress line reads it.
-    private void Count() => Volatile.Write(ref _completed, _completed + 1);
+    private void Count(int operations = 1) => Volatile.Write(ref _completed, _completed + operations);
 }

@@ -11,6 +11,7 @@ internal static class OperationNames
         OperationType.Update => "update",
         OperationType.Insert => "insert",
         OperationType.ReadModifyWrite => "read-modify-write",
+        OperationType.Batch => "batch",
         _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Unknown operation type."),
     };
 }

@@ -31,6 +31,31 @@ public class LatencyHistogramTests
     }
 
     [Fact]
+    public void RecordingOneValueForABatch_IsRecordingItOncePerWrite()
+    {
+        var batched = new LatencyHistogram();
+        var single = new LatencyHistogram();
+        foreach ((long value, long count) in new[] { (5_000L, 100L), (40L, 3L), (123_456_789L, 100L), (7L, 0L) })
+        {
+            batched.Record(value, count);
+            for (long i = 0; i < count; i++)
+            {
+                single.Record(value);
+            }
+        }
+
+        Assert.Equal(203, batched.Count);
+        Assert.Equal(single.Count, batched.Count);
+        Assert.Equal(single.Sum, batched.Sum);
+        Assert.Equal(single.Min, batched.Min); // 40: a count of 0 records nothing, not even a minimum.
+        Assert.Equal(single.Max, batched.Max);
+        foreach (double quantile in new[] { 0.0, 0.01, 0.5, 0.51, 0.99, 1.0 })
+        {
+            Assert.Equal(single.ValueAtQuantile(quantile), batched.ValueAtQuantile(quantile));
+        }
+    }
+
+    [Fact]
     public void EveryValue_FallsInABucketWhoseUpperEndIsWithinTheBound()
     {
         foreach (long value in new long[] { 0, 1, 127, 128, 129, 255, 256, 1000, 123_456_789, long.MaxValue / 3, long.MaxValue })

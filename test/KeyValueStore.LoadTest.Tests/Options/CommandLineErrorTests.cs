@@ -12,6 +12,7 @@ public class CommandLineErrorTests
     [InlineData("--threads", "0")]
     [InlineData("--workload", "E")]
     [InlineData("--nonsense", "1")]
+    [InlineData("--batch-size", "0")]
     public async Task BadInput_PrintsTheErrorAndTheUsage_AndExitsWith2(string option, string value)
     {
         CliRun run = await CliRun.RunAsync([option, value]);
@@ -29,7 +30,7 @@ public class CommandLineErrorTests
         CliRun run = await CliRun.RunAsync(["--help"]);
 
         Assert.Equal(0, run.ExitCode);
-        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--help" })
+        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--batch-size", "--help" })
         {
             Assert.Contains(option, run.Output, System.StringComparison.Ordinal);
         }

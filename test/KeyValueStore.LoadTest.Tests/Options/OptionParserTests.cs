@@ -22,6 +22,7 @@ public class OptionParserTests
         Assert.Null(options.JsonPath);
         Assert.False(options.Verify);
         Assert.Equal(1, options.Seed);
+        Assert.Equal(1, options.BatchSize);
         Assert.False(options.ShowHelp);
     }
 
@@ -79,6 +80,20 @@ public class OptionParserTests
         Assert.Equal(1 << 20, options.ValueSize);
     }
 
+    [Theory]
+    [InlineData("1", "W", 1)]
+    [InlineData("65535", "W", 65535)]
+    [InlineData("100", "A", 100)]
+    [InlineData("100", "B", 100)]
+    [InlineData("100", "D", 100)]
+    [InlineData("1", "C", 1)]
+    [InlineData("1", "F", 1)]
+    public void BatchSize_From1To65535_IsAccepted_WithAWorkloadThatUpdatesOrInserts(string text, string workload, int expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--batch-size", text, "--workload", workload]).BatchSize);
+        Assert.Equal(expected, OptionParser.Parse([$"--batch-size={text}", $"--workload={workload}"]).BatchSize);
+    }
+
     public static TheoryData<string[], string[]> BadInput => new()
     {
         // The arguments, then fragments the message must contain: the option, the value, what is allowed.
@@ -114,6 +129,12 @@ public class OptionParserTests
         { ["--dir", ""], ["--dir needs a directory path", "''"] },
         { ["--json", " "], ["--json needs a file path", "' '"] },
         { ["--seed", "x"], ["--seed", "64-bit integer", "'x'"] },
+        { ["--batch-size", "0"], ["--batch-size", "1 to 65535", "'0'"] },
+        { ["--batch-size", "65536"], ["--batch-size", "1 to 65535", "'65536'"] },
+        { ["--batch-size", "-5"], ["--batch-size", "1 to 65535", "'-5'"] },
+        { ["--batch-size", "ten"], ["--batch-size", "1 to 65535", "'ten'"] },
+        { ["--batch-size", "100", "--workload", "C"], ["--batch-size 100", "workload C", "issues none", "--batch-size 1"] },
+        { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
         { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
         { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
     };

@@ -1,0 +1,78 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Backends;
+using KeyValueStore.LoadTest.Options;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.LoadTest.Tests.Backends;
+
+/// <summary>Every backend writes batches (<see cref="IBatchWriter"/>): all of a batch's writes, in order, the last write of a key winning.</summary>
+public class BatchWriterTests
+{
+    public static TheoryData<string> Backends => new(BackendCatalog.All.Select(backend => backend.Name));
+
+    [Theory]
+    [MemberData(nameof(Backends))]
+    public async Task EveryBackend_WritesEveryValueOfABatch_TheLastWriteOfAKeyWinning(string name)
+    {
+        using var temp = new TempDirectory();
+        await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
+        await backend.UpsertAsync(new byte[] { 0 }, Value(99)); // A batch overwrites what was there.
+
+        // Keys 0 to 49, then key 7 again: 51 writes; key 7 must hold the second value.
+        var writes = new List<(ReadOnlyMemory<byte> Key, ReadOnlyMemory<byte> Value)>();
+        for (byte key = 0; key < 50; key++)
+        {
+            writes.Add((new[] { key }, Value(key)));
+        }
+
+        writes.Add((new byte[] { 7 }, Value(200)));
+        await ((IBatchWriter)backend).WriteBatchAsync(writes);
+
+        var destination = new byte[16];
+        for (byte key = 0; key < 50; key++)
+        {
+            Assert.Equal(16, await backend.ReadAsync(new[] { key }, destination));
+            Assert.Equal(key == 7 ? 200 : key, destination[0]);
+        }
+
+        Assert.Equal(-1, await backend.ReadAsync(new byte[] { 50 }, destination));
+    }
+
+    [Fact]
+    public async Task SqliteFull_CountsOneDurableFlushPerBatch_ItsOneTransaction()
+    {
+        using var temp = new TempDirectory();
+        await using var backend = (SqliteBackend)BackendCatalog.Find("sqlite-full")!.Open(Context(temp.Path));
+
+        for (byte batch = 0; batch < 3; batch++)
+        {
+            await backend.WriteBatchAsync(Enumerable.Range(0, 40).Select(key => ((ReadOnlyMemory<byte>)BitConverter.GetBytes(key), (ReadOnlyMemory<byte>)Value(batch))).ToArray());
+        }
+
+        Assert.Equal(3, backend.DurableFlushes);
+    }
+
+    [Fact]
+    public async Task FasterCommit_AcknowledgesABatchOnlyAfterACheckpoint()
+    {
+        using var temp = new TempDirectory();
+        await using var backend = (FasterBackend)BackendCatalog.Find("faster-commit")!.Open(Context(temp.Path));
+        long before = backend.DurableFlushes!.Value;
+
+        await backend.WriteBatchAsync([(new byte[] { 1 }, Value(1)), (new byte[] { 2 }, Value(2))]);
+
+        Assert.True(backend.DurableFlushes!.Value > before, $"flushes before {before}, after {backend.DurableFlushes}");
+    }
+
+    private static byte[] Value(byte first)
+    {
+        var value = new byte[16];
+        value[0] = first;
+        return value;
+    }
+
+    private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize: 16, LoadTestOptions.DefaultMemorySize);
+}
