@@ -52,6 +52,10 @@ internal sealed partial class FasterRecordStore
     /// Reads <paramref name="keys"/> and applies the writes <paramref name="update"/> computes from their values (null
     /// for an absent key) as one atomic step: no other write of those keys comes between the read and the writes.
     /// </summary>
+    /// <remarks>
+    /// <paramref name="update"/> runs while the keys' stripes and a write admission are held: it must be quick (a
+    /// checkpoint waits for it) and must not call this store (a write of one of its keys would wait for itself).
+    /// </remarks>
     /// <exception cref="ArgumentException">A computed write is for a key not in <paramref name="keys"/>; nothing is written.</exception>
     public async ValueTask UpdateManyAsync(
         IReadOnlyList<ReadOnlyMemory<byte>> keys,
