@@ -27,6 +27,7 @@ internal sealed class CrashChecker
     private readonly DurabilityMode _mode;
     private readonly Random _random;
     private readonly byte[]?[] _confirmed = new byte[]?[CrashStore.KeyCount];
+    private long[]? _confirmedBank;
     private long _versionBase;
 
     public CrashChecker(string directory, DurabilityMode mode, int seed)
@@ -70,30 +71,69 @@ internal sealed class CrashChecker
                 _confirmed[key] = recovered;
             }
 
-            CheckBank(cycle, await store.ReadManyAsync(CrashStore.AllAccountKeys()), violations);
+            CheckBank(cycle, await store.ReadManyAsync(CrashStore.AllAccountKeys()), lines, lastCheckpointStart, violations);
         }
 
         return new CycleReport(cycle, killBeforeReady || lines.Count == 0, acknowledged, checkpoints, violations);
     }
 
-    /// <summary>Every transfer is one atomic batch, and so is the opening: either no account exists, or all do and their total is the opening total.</summary>
-    private static void CheckBank(int cycle, (bool Found, Storage.PooledBuffer Value)[] accounts, List<string> violations)
+    /// <summary>
+    /// The bank task's batches run one after another, so the states the accounts may be in form a sequence: the
+    /// confirmed state, then the state after each batch begun. The recovered accounts must be one of them, from the
+    /// last batch whose outcome must survive on (the last acknowledged one in Commit mode; the last acknowledged before
+    /// the last completed checkpoint started in Checkpoint mode). Half a batch, a lost acknowledged batch, or a total
+    /// that changed matches none.
+    /// </summary>
+    private void CheckBank(int cycle, (bool Found, Storage.PooledBuffer Value)[] accounts, List<string> lines, int lastCheckpointStart, List<string> violations)
     {
-        int open = accounts.Count(account => account.Found);
-        long total = 0;
+        long[]? recovered = null;
+        if (accounts.Any(account => account.Found))
+        {
+            recovered = accounts.Select(account => account.Found ? BitConverter.ToInt64(account.Value.Span) : long.MinValue).ToArray();
+        }
+
         foreach ((bool found, Storage.PooledBuffer value) in accounts)
         {
             if (found)
             {
-                total += BitConverter.ToInt64(value.Span);
                 value.Return();
             }
         }
 
-        if (open != 0 && (open != CrashStore.Accounts || total != CrashStore.Accounts * CrashStore.OpeningBalance))
+        var states = new List<long[]?> { _confirmedBank };
+        int mustSurvive = 0;
+        for (int index = 0; index < lines.Count; index++)
         {
-            violations.Add($"cycle {cycle}, bank: {open} of {CrashStore.Accounts} accounts recovered, total {total}, expected {CrashStore.Accounts * CrashStore.OpeningBalance}");
+            string[] parts = lines[index].Split(' ');
+            long[]? previous = states[^1];
+            switch (parts[0])
+            {
+                case "O":
+                    states.Add(Enumerable.Repeat(CrashStore.OpeningBalance, CrashStore.Accounts).ToArray());
+                    break;
+                case "T" when parts.Length == 4 && previous is not null:
+                    long[] next = (long[])previous.Clone();
+                    int from = int.Parse(parts[1], CultureInfo.InvariantCulture);
+                    int to = int.Parse(parts[2], CultureInfo.InvariantCulture);
+                    long amount = long.Parse(parts[3], CultureInfo.InvariantCulture);
+                    next[from] -= amount;
+                    next[to] += amount;
+                    states.Add(next);
+                    break;
+                case "P" or "U" when _mode == DurabilityMode.Commit || index < lastCheckpointStart:
+                    mustSurvive = states.Count - 1;
+                    break;
+            }
         }
+
+        if (!states.Skip(mustSurvive).Any(state => state is null ? recovered is null : recovered is not null && state.SequenceEqual(recovered)))
+        {
+            long total = recovered?.Where(balance => balance != long.MinValue).Sum() ?? 0;
+            violations.Add($"cycle {cycle}, bank: recovered {(recovered is null ? "no accounts" : $"balances totalling {total}")}, "
+                + $"which is not the state after any batch from number {mustSurvive} of {states.Count - 1} in this cycle");
+        }
+
+        _confirmedBank = recovered;
     }
 
     private async Task<List<string>> RunWorkerUntilKilledAsync(bool killBeforeReady, int cycle)

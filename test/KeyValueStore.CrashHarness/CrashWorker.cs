@@ -8,8 +8,10 @@ namespace KeyValueStore.CrashHarness;
 
 /// <summary>
 /// The child process: writes until it is killed, reporting on standard output, in order, each operation it begins
-/// (<c>B key version</c>, version -1 for a delete) and each one acknowledged (<c>A key version</c>), and in Checkpoint
-/// mode each on-demand checkpoint it starts (<c>S n</c>) and sees complete (<c>C n</c>).
+/// (<c>B key version</c>, version -1 for a delete) and each one acknowledged (<c>A key version</c>), in Checkpoint
+/// mode each on-demand checkpoint it starts (<c>S n</c>) and sees complete (<c>C n</c>), and the bank task's batches: the
+/// opening begun (<c>O</c>) and acknowledged (<c>P</c>), each transfer begun (<c>T from to amount</c>) and acknowledged
+/// (<c>U</c>).
 /// </summary>
 /// <remarks>
 /// Each key belongs to one writer task, so the operations on a key are sequential and the checker knows their order.
@@ -77,9 +79,11 @@ internal static class CrashWorker
 
         if (!open)
         {
+            Report("O");
             await store.ApplyBatchAsync(Enumerable.Range(0, CrashStore.Accounts)
                 .Select(account => Storage.BatchWrite.Upsert(CrashStore.AccountKey(account), BitConverter.GetBytes(CrashStore.OpeningBalance)))
                 .ToList());
+            Report("P");
         }
 
         while (true)
@@ -87,11 +91,13 @@ internal static class CrashWorker
             int from = random.Next(CrashStore.Accounts);
             int to = (from + 1 + random.Next(CrashStore.Accounts - 1)) % CrashStore.Accounts;
             long amount = random.Next(1, 100);
+            Report($"T {from} {to} {amount}");
             await store.UpdateManyAsync([CrashStore.AccountKey(from), CrashStore.AccountKey(to)], current =>
             [
                 Storage.BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(BitConverter.ToInt64(current[0]) - amount)),
                 Storage.BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(BitConverter.ToInt64(current[1]) + amount)),
             ]);
+            Report("U");
         }
     }
 
