@@ -6,7 +6,7 @@ using FASTER.core;
 namespace KeyValueStore.Sessions;
 
 /// <summary>
-/// Lets at most one write at a time into FASTER per hash tag, so that no two of this store's writes ever race to
+/// Lets at most one write at a time into FASTER per stripe of hash buckets, so that no two of this store's writes ever race to
 /// link a record into the same hash entry.
 /// </summary>
 /// <remarks>
@@ -119,8 +119,6 @@ internal sealed class KeyStripeLocks
             _stripes = stripes;
             _count = count;
         }
-
-        public bool Holds(int stripe) => Array.BinarySearch(_stripes, 0, _count, stripe) >= 0;
 
         public void Dispose()
         {

@@ -27,24 +27,21 @@ internal sealed partial class FasterRecordStore
     public async ValueTask ApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken = default)
     {
         ValidateBatch(writes);
+        using OperationGate.Admission admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
             return;
         }
 
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(writes, write => write.Key), cancellationToken).ConfigureAwait(false))
         {
-            // Given back before the commit wait below, as for a single write.
-            int[] stripes = _keyStripes.StripesOf(writes, write => write.Key);
-            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
-            using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
-            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             for (int i = 0; i < writes.Count; i++)
             {
-                await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
+                await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
             }
         }
 
+        // The session, the stripes and the write admission are given back first: waiting for the flush holds none.
         await AfterWriteAsync().ConfigureAwait(false);
     }
 
@@ -63,41 +60,29 @@ internal sealed partial class FasterRecordStore
         CancellationToken cancellationToken = default)
     {
         using OperationGate.Admission admission = _gate.Enter(this);
-        bool wrote;
+        int written;
+        using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(keys, key => key), cancellationToken).ConfigureAwait(false))
         {
-            int[] stripes = _keyStripes.StripesOf(keys, key => key);
-            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
-            using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
-            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             var current = new byte[]?[keys.Count];
             for (int i = 0; i < keys.Count; i++)
             {
-                (bool found, PooledBuffer value) = await ReadInSessionAsync(lease.Session, keys[i]).ConfigureAwait(false);
+                (bool found, PooledBuffer value) = await ReadInSessionAsync(scope.Session, keys[i]).ConfigureAwait(false);
                 current[i] = found ? value.Span.ToArray() : null;
                 value.Return();
             }
 
             IReadOnlyList<BatchWrite> writes = update(current);
             ValidateBatch(writes);
+            EnsureOnlyReadKeysAreWritten(keys, writes);
             for (int i = 0; i < writes.Count; i++)
             {
-                if (!held.Holds(_keyStripes.StripeOf(writes[i].Key.Span)))
-                {
-                    throw new ArgumentException(
-                        $"The update wrote a key ({Convert.ToHexString(writes[i].Key.Span)}) that it had not read. Pass every key the update may write in the keys it reads.",
-                        nameof(update));
-                }
+                await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
             }
 
-            for (int i = 0; i < writes.Count; i++)
-            {
-                await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
-            }
-
-            wrote = writes.Count > 0;
+            written = writes.Count;
         }
 
-        if (wrote)
+        if (written > 0)
         {
             await AfterWriteAsync().ConfigureAwait(false);
         }
@@ -132,6 +117,43 @@ internal sealed partial class FasterRecordStore
         }
 
         return results;
+    }
+
+    /// <summary>
+    /// Admits a batch: the write barrier, then the stripes of its keys in ascending order, then a session, each given
+    /// back if a later one cannot be had.
+    /// </summary>
+    private async ValueTask<BatchScope> EnterBatchAsync(int[] stripes, CancellationToken cancellationToken)
+    {
+        WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
+        KeyStripeLocks.HeldMany held = default;
+        try
+        {
+            held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+            SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            return new BatchScope(write, held, lease);
+        }
+        catch
+        {
+            held.Dispose();
+            write.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>
+    private static void EnsureOnlyReadKeysAreWritten(IReadOnlyList<ReadOnlyMemory<byte>> keys, IReadOnlyList<BatchWrite> writes)
+    {
+        var read = new HashSet<ReadOnlyMemory<byte>>(keys, KeyBytesComparer.Instance);
+        for (int i = 0; i < writes.Count; i++)
+        {
+            if (!read.Contains(writes[i].Key))
+            {
+                throw new ArgumentException(
+                    $"The update wrote a key ({Convert.ToHexString(writes[i].Key.Span)}) that it had not read. Pass every key the update may write in the keys it reads.",
+                    "update");
+            }
+        }
     }
 
     /// <summary>Checks a whole batch before any of it is written, so that a bad batch writes nothing.</summary>
@@ -193,5 +215,33 @@ internal sealed partial class FasterRecordStore
     {
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
         return OpenReadResult(key.Span, result);
+    }
+
+    /// <summary>What a batch holds while it runs: a write admission, its keys' stripes and a session.</summary>
+    private readonly struct BatchScope(WriteAdmission write, KeyStripeLocks.HeldMany stripes, SessionPool<StoreSession>.Lease lease) : IDisposable
+    {
+        public StoreSession Session => lease.Session;
+
+        public void Dispose()
+        {
+            lease.Dispose();
+            stripes.Dispose();
+            write.Dispose();
+        }
+    }
+
+    /// <summary>Compares keys by their bytes.</summary>
+    private sealed class KeyBytesComparer : IEqualityComparer<ReadOnlyMemory<byte>>
+    {
+        public static readonly KeyBytesComparer Instance = new();
+
+        public bool Equals(ReadOnlyMemory<byte> x, ReadOnlyMemory<byte> y) => x.Span.SequenceEqual(y.Span);
+
+        public int GetHashCode(ReadOnlyMemory<byte> key)
+        {
+            var hash = default(HashCode);
+            hash.AddBytes(key.Span);
+            return hash.ToHashCode();
+        }
     }
 }
