@@ -28,20 +28,7 @@ backends=(faster sqlite faster-commit sqlite-full)
 
 command -v python3 >/dev/null || { echo "error: python3 is needed to read the JSON reports" >&2; exit 2; }
 
-export DOTNET_CLI_TELEMETRY_OPTOUT=1
-export DOTNET_NOLOGO=1
-dotnet build perf/KeyValueStore.LoadTest/KeyValueStore.LoadTest.csproj -c Release >&2
-loadtest=perf/KeyValueStore.LoadTest/bin/Release/net10.0/KeyValueStore.LoadTest.dll
-
-reports="$(mktemp -d "${TMPDIR:-/tmp}/batch-bench.XXXXXX")"
-trap 'rm -rf "$reports"' EXIT
-dir_args=()
-run_root="${TMPDIR:-/tmp}"
-if [[ -n "${BENCH_DIR:-}" ]]; then
-  mkdir -p "$BENCH_DIR"
-  dir_args=(--dir "$BENCH_DIR")
-  run_root="$BENCH_DIR"
-fi
+source scripts/bench-common.sh
 
 for backend in "${backends[@]}"; do
   echo "== $backend, batches of $batch_size, $threads workers, $seconds s, $records records" >&2
@@ -50,8 +37,6 @@ for backend in "${backends[@]}"; do
     --seconds "$seconds" --records "$records" "${dir_args[@]}" --json "$reports/$backend.json" >&2
 done
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-[[ -z "$(git status --porcelain -- src perf 2>/dev/null)" ]] || commit="$commit with uncommitted changes"
 echo "Workload W (100% updates) in atomic batches of $batch_size, zipfian keys, $records records of 256 bytes," \
   "$threads workers, $seconds s per run; $(df -PT "$run_root" | awk 'NR == 2 { print $2 }') filesystem under $run_root;" \
   "$(nproc) cores; built from $commit."
