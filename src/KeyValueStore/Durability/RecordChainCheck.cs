@@ -41,21 +41,36 @@ internal static class RecordChainCheck
 
         int pageSize = 1 << pageSizeBits;
         var page = new byte[pageSize];
-        for (long pageStart = point.BeginAddress & ~((long)pageSize - 1); pageStart < point.FinalLogicalAddress; pageStart += pageSize)
+        long openSegment = -1;
+        FileStream? segment = null;
+        try
         {
-            string segmentPath = layout.SegmentPath(pageStart >> segmentSizeBits);
-            long bytesRecoveryReads = Math.Min(pageSize, AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
-            ReadPage(segmentPath, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
-            WalkPage(page, pageStart, point, segmentPath, segmentSizeBits);
+            for (long pageStart = point.BeginAddress & ~((long)pageSize - 1); pageStart < point.FinalLogicalAddress; pageStart += pageSize)
+            {
+                // One handle per segment, not per page: a large log has hundreds of thousands of pages.
+                if (pageStart >> segmentSizeBits != openSegment)
+                {
+                    segment?.Dispose();
+                    openSegment = pageStart >> segmentSizeBits;
+                    segment = new FileStream(layout.SegmentPath(openSegment), FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1);
+                }
+
+                long bytesRecoveryReads = Math.Min(pageSize, AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
+                ReadPage(segment!, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
+                WalkPage(page, pageStart, point, segment!.Name, segmentSizeBits);
+            }
+        }
+        finally
+        {
+            segment?.Dispose();
         }
     }
 
-    private static void ReadPage(string segmentPath, long offset, byte[] page, int length)
+    private static void ReadPage(FileStream segment, long offset, byte[] page, int length)
     {
         Array.Clear(page);
-        using var file = new FileStream(segmentPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1);
-        file.Position = offset;
-        file.ReadExactly(page, 0, length);
+        segment.Position = offset;
+        segment.ReadExactly(page, 0, length);
     }
 
     private static void WalkPage(byte[] page, long pageStart, RecoveryPoint point, string segmentPath, int segmentSizeBits)
