@@ -73,11 +73,14 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
 
     public long BytesOnDisk() => DirectorySize.Of(_directory);
 
-    /// <summary>Gets the checkpoints the store completed (group commits, periodic ones); null with durability none, which takes none.</summary>
-    public long? DurableFlushes => _store.Checkpointer?.CheckpointCount;
+    /// <summary>
+    /// Gets the store's durable flushes: its checkpoints, plus in Commit mode its write-ahead log's group commits; null
+    /// with durability none, which makes nothing durable.
+    /// </summary>
+    public long? DurableFlushes => _store.Checkpointer is null ? null : _store.Checkpointer.CheckpointCount + (_store.WriteAheadLog?.CommitCount ?? 0);
 
     public string FlushNote =>
-        "a completed checkpoint of the store: its log flushed to the tail (write-through segment files), then the checkpoint's metadata written";
+        "a write-ahead log group commit (the log's tail and its commit slot written through), or a checkpoint (the store's log flushed to its tail, then the checkpoint's metadata written)";
 
     public ValueTask DisposeAsync() => _store.DisposeAsync();
 }

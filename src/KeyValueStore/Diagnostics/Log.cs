@@ -56,4 +56,20 @@ internal static partial class Log
     [LoggerMessage(EventId = 24, Level = LogLevel.Information,
         Message = "Durable store created: manifest '{ManifestPath}', durability {Durability}.")]
     public static partial void DurableStoreCreated(ILogger logger, string manifestPath, DurabilityMode durability);
+
+    [LoggerMessage(EventId = 25, Level = LogLevel.Information,
+        Message = "Write-ahead log replayed from {FromAddress} to {UntilAddress}: {Transactions} transactions, {Writes} writes; {Incomplete} unacknowledged batches left out; took {Duration}.")]
+    public static partial void WriteAheadLogReplayed(ILogger logger, long fromAddress, long untilAddress, long transactions, long writes, int incomplete, TimeSpan duration);
+
+    [LoggerMessage(EventId = 26, Level = LogLevel.Error,
+        Message = "A write-ahead log commit failed; the writers waiting for it fail with this exception, and the store accepts no further durable writes until it is reopened.")]
+    public static partial void WriteAheadLogCommitFailed(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 27, Level = LogLevel.Information,
+        Message = "Write-ahead log '{Directory}' retired: the store now runs with durability {Durability}, and a checkpoint holds everything the log held.")]
+    public static partial void WriteAheadLogRetired(ILogger logger, string directory, DurabilityMode durability);
+
+    [LoggerMessage(EventId = 28, Level = LogLevel.Information,
+        Message = "Write-ahead log '{Directory}': cleared what a crash left after its committed end at address {CommittedUntilAddress}, before appending there.")]
+    public static partial void WriteAheadLogTailCleared(ILogger logger, string directory, long committedUntilAddress);
 }

@@ -119,16 +119,30 @@ internal static class CheckpointInspector
         }
 
         HybridLogRecoveryInfo info = default;
+        string cookie;
         try
         {
             using var reader = new StreamReader(new MemoryStream(body));
             info.Initialize(reader);
+
+            // FASTER writes the commit cookie, base64, after the fields (what FasterKV.CommitCookie held).
+            cookie = reader.ReadToEnd();
         }
         catch (Exception e) when (e is FasterException or FormatException or OverflowException or ArgumentException or NullReferenceException or IndexOutOfRangeException)
         {
             throw new StoreFileCorruptedException(metadataPath, "the checkpoint metadata does not parse or fails FASTER's checksum", e);
         }
 
-        return new RecoveryPoint(info.guid, info.version, info.beginAddress, info.finalLogicalAddress, metadataPath);
+        long? walPosition;
+        try
+        {
+            walPosition = WalPosition.TryRead(cookie.Length == 0 ? null : Convert.FromBase64String(cookie), out long position) ? position : null;
+        }
+        catch (FormatException e)
+        {
+            throw new StoreFileCorruptedException(metadataPath, $"the write-ahead log position after the checkpoint metadata is damaged ({e.Message})", e);
+        }
+
+        return new RecoveryPoint(info.guid, info.version, info.beginAddress, info.finalLogicalAddress, metadataPath, walPosition);
     }
 }

@@ -1,6 +1,5 @@
 using System;
 using System.Threading;
-using System.Threading.Channels;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
@@ -10,8 +9,9 @@ using Microsoft.Extensions.Logging;
 namespace KeyValueStore.Durability;
 
 /// <summary>
-/// Takes a durable store's checkpoints, one at a time: periodically, on demand, after each compaction, when the store
-/// closes, and in <see cref="DurabilityMode.Commit"/> mode as group commits for writers waiting to be durable.
+/// Takes a durable store's checkpoints, one at a time: periodically, on demand, after each compaction and when the store
+/// closes. In <see cref="DurabilityMode.Commit"/> mode each checkpoint records how much of the
+/// <see cref="WriteAheadLog"/> it holds, and lets the log drop that part.
 /// </summary>
 /// <remarks>
 /// Every checkpoint is a FASTER fold-over checkpoint of the hybrid log only: it flushes the log up to its tail and
@@ -19,14 +19,11 @@ namespace KeyValueStore.Durability;
 /// checkpoint is taken (the default index alone is 64 MB); recovery rebuilds the index by scanning the log from its
 /// begin address, which compaction keeps bounded.
 /// <para>
-/// Why a write is in a checkpoint once the write has completed before that checkpoint started: FASTER's checkpoints
-/// are CPR commits; the version shift they start happens after every write that had already completed, so those writes
-/// are in the version the checkpoint persists. Group commit relies on exactly that: a writer completes its write,
-/// then joins the next round; the round is closed (swapped for a fresh one) before its checkpoint starts.
-/// </para>
-/// <para>
-/// No write runs while a checkpoint does (<see cref="WriteBarrier"/>): writers wait, and in Commit mode they join the
-/// next round meanwhile. Reads go on.
+/// No write runs while a checkpoint does (<see cref="WriteBarrier"/>): writers wait, reads go on. A checkpoint starts
+/// once the writes in flight have drained, so it holds every write admitted before it and none after: in Commit mode
+/// that is exactly the write-ahead log up to its tail at that moment, which is the position the checkpoint records
+/// (<see cref="WalPosition"/>). The log is committed up to that position before the checkpoint starts, so a recovered
+/// checkpoint never points past the end of the recovered log.
 /// </para>
 /// <para>
 /// Compaction runs under the same lock (<see cref="RunThenCheckpointAsync"/>): a checkpoint taken while a compaction
@@ -43,18 +40,23 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
-    private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
-    private TaskCompletionSource _nextCommit = NewRound();
+    private readonly WriteAheadLog? _writeAheadLog;
     private Task _periodic = Task.CompletedTask;
-    private Task _commits = Task.CompletedTask;
     private long _writesSinceCheckpoint;
     private long _checkpointCount;
     private int _disposed;
 
-    public Checkpointer(FasterKV<SpanByte, SpanByte> store, WriteBarrier writes, TimeProvider timeProvider, ILogger logger)
+    /// <summary>Creates the checkpointer of a durable store; <see cref="Start"/> starts its periodic checkpoints.</summary>
+    /// <param name="store">The store to checkpoint.</param>
+    /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
+    /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
+    /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
+    /// <param name="logger">Receives checkpoint events.</param>
+    public Checkpointer(FasterKV<SpanByte, SpanByte> store, WriteBarrier writes, WriteAheadLog? writeAheadLog, TimeProvider timeProvider, ILogger logger)
     {
         _store = store;
         _writes = writes;
+        _writeAheadLog = writeAheadLog;
         _timeProvider = timeProvider;
         _logger = logger;
     }
@@ -62,29 +64,11 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <summary>Gets the number of checkpoints completed since the store opened.</summary>
     public long CheckpointCount => Interlocked.Read(ref _checkpointCount);
 
-    /// <summary>Starts the periodic checkpoints and, when <paramref name="groupCommit"/> is set, the group-commit loop.</summary>
-    public void Start(TimeSpan interval, bool groupCommit)
-    {
-        _periodic = RunPeriodicAsync(interval, _stopping.Token);
-        if (groupCommit)
-        {
-            _commits = RunCommitRoundsAsync(_stopping.Token);
-        }
-    }
+    /// <summary>Starts the periodic checkpoints.</summary>
+    public void Start(TimeSpan interval) => _periodic = RunPeriodicAsync(interval, _stopping.Token);
 
     /// <summary>Notes a completed write, so the periodic checkpoint knows there is something to save.</summary>
     public void NoteWrite() => Interlocked.Increment(ref _writesSinceCheckpoint);
-
-    /// <summary>
-    /// Completes once a checkpoint that started after this call has completed, so every write the caller completed
-    /// before calling is on disk. Concurrent callers share one checkpoint.
-    /// </summary>
-    public Task WaitForCommitAsync()
-    {
-        Task round = Volatile.Read(ref _nextCommit).Task;
-        _commitRequested.Writer.TryWrite(true);
-        return round;
-    }
 
     /// <summary>Takes a checkpoint now and completes when it is durable.</summary>
     public async Task CheckpointAsync(string reason, CancellationToken cancellationToken = default)
@@ -92,7 +76,25 @@ internal sealed class Checkpointer : IAsyncDisposable
         await _oneAtATime.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            await TakeCheckpointAsync(reason).ConfigureAwait(false);
+            await TakeCheckpointAsync(reason, _writeAheadLog).ConfigureAwait(false);
+        }
+        finally
+        {
+            _oneAtATime.Release();
+        }
+    }
+
+    /// <summary>
+    /// Takes a checkpoint that records <paramref name="writeAheadLog"/>'s tail, after its entries were replayed into a
+    /// store that no longer runs in Commit mode: the checkpoint then holds everything, and the log can be deleted.
+    /// </summary>
+    public async Task RetireWriteAheadLogAsync(WriteAheadLog writeAheadLog)
+    {
+        await _oneAtATime.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            await TakeCheckpointAsync("write-ahead log retired", writeAheadLog).ConfigureAwait(false);
+            _store.CommitCookie = null;
         }
         finally
         {
@@ -107,7 +109,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         try
         {
             T result = await action().ConfigureAwait(false);
-            await TakeCheckpointAsync(reason).ConfigureAwait(false);
+            await TakeCheckpointAsync(reason, _writeAheadLog).ConfigureAwait(false);
             return result;
         }
         finally
@@ -129,13 +131,9 @@ internal sealed class Checkpointer : IAsyncDisposable
 
         await _stopping.CancelAsync().ConfigureAwait(false);
         await IgnoreCancellation(_periodic).ConfigureAwait(false);
-        await IgnoreCancellation(_commits).ConfigureAwait(false);
         await CheckpointAsync("close").ConfigureAwait(false);
-        _nextCommit.TrySetResult();
         _stopping.Dispose();
     }
-
-    private static TaskCompletionSource NewRound() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     private static async Task IgnoreCancellation(Task task)
     {
@@ -145,37 +143,6 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
         catch (OperationCanceledException)
         {
-        }
-    }
-
-    private async Task RunCommitRoundsAsync(CancellationToken stopping)
-    {
-        while (await _commitRequested.Reader.WaitToReadAsync(stopping).ConfigureAwait(false))
-        {
-            _commitRequested.Reader.TryRead(out _);
-            await _oneAtATime.WaitAsync(stopping).ConfigureAwait(false);
-            try
-            {
-                // The round closes once the barrier has drained the writes in flight, just before the checkpoint
-                // starts: whoever joined it had finished its write by then, those the drain waited for included.
-                // (Closing it before the drain sent them to the next round, one more checkpoint to wait for.)
-                TaskCompletionSource? round = null;
-                try
-                {
-                    await TakeCheckpointAsync("commit", () => round = Interlocked.Exchange(ref _nextCommit, NewRound())).ConfigureAwait(false);
-                    round!.SetResult();
-                }
-                catch (Exception e)
-                {
-                    Log.CheckpointFailed(_logger, "commit", e);
-                    round ??= Interlocked.Exchange(ref _nextCommit, NewRound());
-                    round.SetException(e);
-                }
-            }
-            finally
-            {
-                _oneAtATime.Release();
-            }
         }
     }
 
@@ -207,16 +174,25 @@ internal sealed class Checkpointer : IAsyncDisposable
 
     /// <summary>Takes one checkpoint. The caller holds <see cref="_oneAtATime"/>.</summary>
     /// <param name="reason">Named in the log.</param>
-    /// <param name="writesDrained">Runs once no write is in flight and new ones wait, before the checkpoint starts.</param>
-    private async Task TakeCheckpointAsync(string reason, Action? writesDrained = null)
+    /// <param name="writeAheadLog">The log whose position the checkpoint records, or null.</param>
+    private async Task TakeCheckpointAsync(string reason, WriteAheadLog? writeAheadLog)
     {
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
-        writesDrained?.Invoke();
         Guid token;
+        long walPosition = 0;
         try
         {
             Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
+            if (writeAheadLog is not null)
+            {
+                // Writers append to the log inside their barrier admission, so with the barrier drained the log's tail
+                // is exactly what this checkpoint will hold.
+                walPosition = writeAheadLog.TailAddress;
+                await writeAheadLog.CommitAsync().ConfigureAwait(false);
+                _store.CommitCookie = WalPosition.ToCookie(walPosition);
+            }
+
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
             {
                 // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
@@ -230,6 +206,9 @@ internal sealed class Checkpointer : IAsyncDisposable
         {
             _writes.Open();
         }
+
+        // The checkpoint is durable and holds everything below the position: the log may drop it.
+        writeAheadLog?.TruncateUntil(walPosition);
 
         Interlocked.Increment(ref _checkpointCount);
         Log.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));

@@ -10,13 +10,17 @@ namespace KeyValueStore.Durability;
 
 /// <summary>
 /// Opens a durable store's files: checks the manifest (or writes it for a new store), finds and checks the latest
-/// checkpoint, and recovers FASTER to it. Every check runs before FASTER touches the files, and a failed check leaves
-/// them unchanged.
+/// checkpoint, recovers FASTER to it, and opens the write-ahead log with the position to replay it from. Every check of
+/// the store's log runs before FASTER touches the files, and a failed check leaves them unchanged.
 /// </summary>
+/// <remarks>
+/// The write-ahead log is opened in Commit mode, and in any durable mode when its directory exists: a store written in
+/// Commit mode and reopened in Checkpoint mode still has acknowledged writes there. The caller replays it
+/// (<see cref="FasterRecordStore"/> owns the write path replay goes through).
+/// </remarks>
 internal static class StoreRecovery
 {
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Open(
-        StoreSettings settings, LogFileLayout layout, RecordFormat format, ILogger logger, TimeProvider timeProvider)
+    public static RecoveredLog Open(StoreSettings settings, LogFileLayout layout, RecordFormat format, ILogger logger, TimeProvider timeProvider)
     {
         var requested = StoreManifest.For(settings, format);
         StoreManifest? stored = StoreManifest.ReadIfExists(layout.ManifestPath);
@@ -38,19 +42,22 @@ internal static class StoreRecovery
             stored.EnsureCompatibleWith(requested, layout.ManifestPath);
         }
 
+        if (point is not null)
+        {
+            CheckpointInspector.EnsureSegmentsPresent(point, layout, settings.SegmentSizeBits);
+            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits);
+        }
+
+        // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
+        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, logger, out long replayFrom);
         if (point is null)
         {
-            // A crash before the first checkpoint completed: nothing was promised durable, and a fresh log must not
-            // meet segments of the last one.
+            // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
+            // was acknowledged since is in the write-ahead log (Commit mode); nothing else was promised.
             foreach (LogSegmentFile segment in segments)
             {
                 File.Delete(segment.Path);
             }
-        }
-        else
-        {
-            CheckpointInspector.EnsureSegmentsPresent(point, layout, settings.SegmentSizeBits);
-            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits);
         }
 
         foreach (string metadata in skipped)
@@ -58,31 +65,91 @@ internal static class StoreRecovery
             Log.IncompleteCheckpointSkipped(logger, metadata);
         }
 
-        (FasterKV<SpanByte, SpanByte> store, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null);
-        if (point is null)
-        {
-            return (store, device);
-        }
-
+        FasterKV<SpanByte, SpanByte>? store = null;
+        TruncationSafeDevice? device = null;
         try
         {
-            long started = timeProvider.GetTimestamp();
+            (store, device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null);
+            if (point is not null)
+            {
+                long started = timeProvider.GetTimestamp();
 
-            // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
-            store.Recover(default, point.Token);
-            Log.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
-            return (store, device);
+                // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
+                store.Recover(default, point.Token);
+                Log.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
+            }
+
+            return new RecoveredLog(store, device, writeAheadLog, replayFrom);
         }
         catch (Exception e)
         {
-            store.Dispose();
-            device.Dispose();
-            if (e is FasterException)
+            writeAheadLog?.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            store?.Dispose();
+            device?.Dispose();
+            if (e is FasterException && point is not null)
             {
                 throw new StoreFileCorruptedException(point.MetadataPath, $"FASTER could not recover this checkpoint ({e.Message})", e);
             }
 
             throw;
         }
+    }
+
+    /// <summary>
+    /// Opens the write-ahead log of a Commit-mode store, or the one a store reopened in another durable mode still has,
+    /// and says where its replay starts. Null when there is none to open.
+    /// </summary>
+    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, ILogger logger, out long replayFrom)
+    {
+        replayFrom = 0;
+        bool exists = Directory.Exists(layout.WriteAheadLogDirectory);
+        if (point?.WalPosition is long recorded && !exists)
+        {
+            throw new StoreFileCorruptedException(layout.WriteAheadLogDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded}");
+        }
+
+        if (settings.Durability != DurabilityMode.Commit && !exists)
+        {
+            return null;
+        }
+
+        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger);
+        try
+        {
+            replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);
+
+            // Read-only checks first, so that a damaged log changes no file; only then clear a crash's leftovers.
+            writeAheadLog.VerifyAsync(replayFrom).GetAwaiter().GetResult();
+            writeAheadLog = writeAheadLog.WithoutStaleTailAsync().GetAwaiter().GetResult();
+            return writeAheadLog;
+        }
+        catch
+        {
+            writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Where replay starts: the position the recovered checkpoint recorded, or the log's beginning when it recorded
+    /// none (there is no checkpoint, or it was taken before the store used a write-ahead log).
+    /// </summary>
+    private static long ReplayStart(long? position, WriteAheadLog writeAheadLog)
+    {
+        if (position is not long from)
+        {
+            return writeAheadLog.BeginAddress;
+        }
+
+        if (from < writeAheadLog.BeginAddress || from > writeAheadLog.CommittedUntilAddress)
+        {
+            // The log was committed up to the position before the checkpoint started, and dropped below it only after
+            // the checkpoint completed: either way round, the log lost entries the checkpoint relies on.
+            throw new StoreFileCorruptedException(
+                writeAheadLog.Directory,
+                $"the checkpoint holds the write-ahead log up to address {from}, but the log keeps only {writeAheadLog.BeginAddress} to {writeAheadLog.CommittedUntilAddress}");
+        }
+
+        return from;
     }
 }

@@ -15,7 +15,8 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// Atomicity across crashes comes from <see cref="WriteBarrier"/>: a batch is one admission, and a checkpoint (the only
 /// thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a batch or none of it.
-/// In Commit mode the batch joins the next commit round once, after its last write.
+/// In Commit mode the batch is one write-ahead log transaction, appended after its last write and replayed whole or
+/// not at all.
 /// </para>
 /// Once a batch starts writing it runs to the end; cancellation applies only while it waits to start.
 /// </remarks>
@@ -33,16 +34,19 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
+        long walAddress;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(writes, write => write.Key), cancellationToken).ConfigureAwait(false))
         {
             for (int i = 0; i < writes.Count; i++)
             {
                 await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
             }
+
+            walAddress = await AppendToWriteAheadLogAsync(writes).ConfigureAwait(false);
         }
 
         // The session, the stripes and the write admission are given back first: waiting for the flush holds none.
-        await AfterWriteAsync().ConfigureAwait(false);
+        await AfterWriteAsync(walAddress).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -61,6 +65,7 @@ internal sealed partial class FasterRecordStore
     {
         using OperationGate.Admission admission = _gate.Enter(this);
         int written;
+        long walAddress;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(keys, key => key), cancellationToken).ConfigureAwait(false))
         {
             var current = new byte[]?[keys.Count];
@@ -80,11 +85,12 @@ internal sealed partial class FasterRecordStore
             }
 
             written = writes.Count;
+            walAddress = written > 0 ? await AppendToWriteAheadLogAsync(writes).ConfigureAwait(false) : 0;
         }
 
         if (written > 0)
         {
-            await AfterWriteAsync().ConfigureAwait(false);
+            await AfterWriteAsync(walAddress).ConfigureAwait(false);
         }
     }
 
@@ -140,6 +146,10 @@ internal sealed partial class FasterRecordStore
             throw;
         }
     }
+
+    /// <summary>Appends a batch to the write-ahead log of a Commit-mode store, while the batch still holds its stripes and admission.</summary>
+    private ValueTask<long> AppendToWriteAheadLogAsync(IReadOnlyList<BatchWrite> writes) =>
+        _writeAheadLog is null ? ValueTask.FromResult(0L) : _writeAheadLog.AppendAsync(writes);
 
     /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>
     private static void EnsureOnlyReadKeysAreWritten(IReadOnlyList<ReadOnlyMemory<byte>> keys, IReadOnlyList<BatchWrite> writes)

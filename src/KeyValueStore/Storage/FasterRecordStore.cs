@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -44,8 +45,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly int _segmentSizeBits;
     private readonly bool _valueChecksums;
     private readonly Checkpointer? _checkpointer;
-    private readonly bool _commitEachWrite;
     private readonly StoreFileLock? _fileLock;
+
+    // Commit mode only: every write is appended here and completes once the log has committed it.
+    private readonly WriteAheadLog? _writeAheadLog;
 
     /// <summary>
     /// Opens a store on files it owns, as <paramref name="settings"/> say: new files, or for a durable store the files
@@ -89,9 +92,19 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         if (settings.IsDurable)
         {
-            _checkpointer = new Checkpointer(FasterKV, _writes, timeProvider, logger);
-            _commitEachWrite = settings.Durability == DurabilityMode.Commit;
-            _checkpointer.Start(settings.CheckpointInterval, groupCommit: _commitEachWrite);
+            bool commitMode = settings.Durability == DurabilityMode.Commit;
+            _checkpointer = new Checkpointer(FasterKV, _writes, commitMode ? log.WriteAheadLog : null, timeProvider, logger);
+            if (log.WriteAheadLog is not null)
+            {
+                ReplayOrRelease(log.WriteAheadLog, log.ReplayFrom, settings.Durability, timeProvider);
+                if (commitMode)
+                {
+                    _writeAheadLog = log.WriteAheadLog;
+                    _writeAheadLog.StartGroupCommit();
+                }
+            }
+
+            _checkpointer.Start(settings.CheckpointInterval);
         }
 
         Compactor = StartCompactor(settings, timeProvider);
@@ -111,9 +124,12 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Gets the checkpointer of a durable store, or null.</summary>
     public Checkpointer? Checkpointer => _checkpointer;
 
+    /// <summary>Gets the write-ahead log of a Commit-mode store, or null.</summary>
+    public WriteAheadLog? WriteAheadLog => _writeAheadLog;
+
     /// <summary>
-    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the task completes only once the write is on
-    /// disk; the session is given back first, so waiting for the flush holds no session.
+    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the task completes only once the write is in
+    /// the committed write-ahead log; the session, stripe and barrier are given back first, so that wait holds none.
     /// </summary>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
@@ -129,6 +145,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             stored = sealedValue.AsMemory(0, sealedLength);
         }
 
+        long walAddress = 0;
         try
         {
             // One async method from admission to completion: a nested async helper would add a state-machine
@@ -141,6 +158,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             {
                 result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
             }
+
+            // Still inside the stripe and the barrier admission: per key the log's order is the store's, and a
+            // checkpoint (which drains the barrier) sees the write in both or in neither.
+            if (_writeAheadLog is not null)
+            {
+                walAddress = await _writeAheadLog.AppendAsync(key, value, isDelete: false).ConfigureAwait(false);
+            }
         }
         finally
         {
@@ -150,7 +174,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             }
         }
 
-        await AfterWriteAsync().ConfigureAwait(false);
+        await AfterWriteAsync(walAddress).ConfigureAwait(false);
     }
 
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
@@ -190,6 +214,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
+        long walAddress = 0;
         using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false))
         using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
@@ -201,12 +226,16 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             }
 
             found = result.Status.Found;
+            if (found && _writeAheadLog is not null)
+            {
+                walAddress = await _writeAheadLog.AppendAsync(key, default, isDelete: true).ConfigureAwait(false);
+            }
         }
 
         // The session, the key's stripe and the write barrier are given back first: waiting for the flush holds none.
         if (found)
         {
-            await AfterWriteAsync().ConfigureAwait(false);
+            await AfterWriteAsync(walAddress).ConfigureAwait(false);
         }
 
         return found;
@@ -234,16 +263,59 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Tells the checkpointer a write completed and, in Commit mode, waits until it is on disk.</summary>
-    private Task AfterWriteAsync()
+    /// <summary>
+    /// Tells the checkpointer a write completed and, in Commit mode, waits until the write-ahead log has committed the
+    /// entry at <paramref name="walAddress"/>.
+    /// </summary>
+    private ValueTask AfterWriteAsync(long walAddress)
     {
         if (_checkpointer is null)
         {
-            return Task.CompletedTask;
+            return ValueTask.CompletedTask;
         }
 
         _checkpointer.NoteWrite();
-        return _commitEachWrite ? _checkpointer.WaitForCommitAsync() : Task.CompletedTask;
+        return _writeAheadLog is null ? ValueTask.CompletedTask : _writeAheadLog.WaitForCommitAsync(walAddress);
+    }
+
+    /// <summary>
+    /// Replays the write-ahead log into the recovered store, before any caller can see it. A store no longer in Commit
+    /// mode then checkpoints everything and deletes the log. A damaged log releases the store's files and throws.
+    /// </summary>
+    private void ReplayOrRelease(WriteAheadLog writeAheadLog, long from, DurabilityMode durability, TimeProvider timeProvider)
+    {
+        try
+        {
+            long started = timeProvider.GetTimestamp();
+            long until = writeAheadLog.CommittedUntilAddress;
+
+            // Off the caller's synchronization context: replay awaits FASTER, and a constructor cannot be async.
+            WalReplayResult replayed = Task.Run(() => writeAheadLog.ReplayAsync(from, ApplyReplayedAsync)).GetAwaiter().GetResult();
+            Log.WriteAheadLogReplayed(_logger, from, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
+            if (durability != DurabilityMode.Commit)
+            {
+                Task.Run(() => _checkpointer!.RetireWriteAheadLogAsync(writeAheadLog)).GetAwaiter().GetResult();
+                writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
+                WriteAheadLog.DeleteFiles(writeAheadLog.Directory);
+                Log.WriteAheadLogRetired(_logger, writeAheadLog.Directory, durability);
+            }
+        }
+        catch
+        {
+            writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            ReleaseEngineAndFiles();
+            throw;
+        }
+    }
+
+    /// <summary>Applies one replayed transaction in order, through the same path as a live batch.</summary>
+    private async ValueTask ApplyReplayedAsync(IReadOnlyList<BatchWrite> writes)
+    {
+        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
+        for (int i = 0; i < writes.Count; i++)
+        {
+            await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
+        }
     }
 
     /// <summary>A write's pass through the store's <see cref="WriteBarrier"/>.</summary>
@@ -308,13 +380,23 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 await _gate.WhenDrained.ConfigureAwait(false);
                 if (_checkpointer is not null)
                 {
-                    // After the drain, so that Commit-mode writers still waiting for their flush get it, and the last
-                    // checkpoint holds every write.
+                    // After the drain, so that the last checkpoint holds every write.
                     await _checkpointer.DisposeAsync().ConfigureAwait(false);
+                }
+
+                if (_writeAheadLog is not null)
+                {
+                    // Persists the log's new begin address, which deletes the segments the last checkpoint made unneeded.
+                    await _writeAheadLog.CommitAsync().ConfigureAwait(false);
                 }
             }
             finally
             {
+                if (_writeAheadLog is not null)
+                {
+                    await _writeAheadLog.DisposeAsync().ConfigureAwait(false);
+                }
+
                 // Also when the last checkpoint failed: the files are then released, to be recovered from the previous one.
                 ReleaseEngineAndFiles();
             }
@@ -380,7 +462,8 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     internal StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
 
     /// <summary>The FASTER store, device, files and file lock a store runs on; all but the store are null when the caller owns it.</summary>
-    private sealed record OwnedLog(FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock)
+    private sealed record OwnedLog(
+        FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock, WriteAheadLog? WriteAheadLog = null, long ReplayFrom = 0)
     {
         /// <summary>Wraps a caller's FasterKV; rejects durable settings before any session or timer exists.</summary>
         public static OwnedLog Supplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings)
@@ -400,9 +483,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             StoreFileLock fileLock = StoreFileLock.Acquire(layout.LockFilePath);
             try
             {
-                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = settings.IsDurable
-                    ? StoreRecovery.Open(settings, layout, format, logger, timeProvider)
-                    : FasterLogFactory.Create(settings, layout, reopenExistingSegments: false);
+                if (settings.IsDurable)
+                {
+                    RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, logger, timeProvider);
+                    return new OwnedLog(recovered.Store, recovered.Device, layout, fileLock, recovered.WriteAheadLog, recovered.ReplayFrom);
+                }
+
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false);
                 return new OwnedLog(fasterKV, device, layout, fileLock);
             }
             catch

@@ -8,7 +8,8 @@ namespace KeyValueStore.Storage;
 /// <summary>
 /// Where a store's files are, all in one directory and named after one prefix: the log's segments
 /// <c>&lt;prefix&gt;.log.&lt;n&gt;</c> (one preallocated file each), the lock file <c>&lt;prefix&gt;.lock</c>, and for a
-/// durable store the manifest <c>&lt;prefix&gt;.manifest.json</c> and FASTER's checkpoints under <c>&lt;prefix&gt;.checkpoints/</c>.
+/// durable store the manifest <c>&lt;prefix&gt;.manifest.json</c> and FASTER's checkpoints under <c>&lt;prefix&gt;.checkpoints/</c>;
+/// a Commit-mode store also has its write-ahead log under <c>&lt;prefix&gt;.wal/</c>.
 /// </summary>
 /// <remarks>
 /// No other file name may start with <c>&lt;prefix&gt;.log</c>: when FASTER reopens a log it takes every such file for a segment
@@ -24,6 +25,7 @@ internal sealed class LogFileLayout
         LockFilePath = Path.Combine(directory, prefix + ".lock");
         ManifestPath = Path.Combine(directory, prefix + ".manifest.json");
         CheckpointDirectory = Path.Combine(directory, prefix + ".checkpoints");
+        WriteAheadLogDirectory = Path.Combine(directory, prefix + ".wal");
     }
 
     public string Directory { get; }
@@ -41,6 +43,9 @@ internal sealed class LogFileLayout
 
     /// <summary>Gets the directory FASTER writes a durable store's checkpoints to.</summary>
     public string CheckpointDirectory { get; }
+
+    /// <summary>Gets the directory of a Commit-mode store's write-ahead log (its segments and its commit file).</summary>
+    public string WriteAheadLogDirectory { get; }
 
     /// <summary>Gets the path of segment file <paramref name="segment"/>.</summary>
     public string SegmentPath(long segment) => $"{LogBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";

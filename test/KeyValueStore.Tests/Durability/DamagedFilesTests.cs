@@ -174,15 +174,4 @@ public class DamagedFilesTests
         bytes.AsSpan(sizeof(int), length).Fill((byte)'7');
         File.WriteAllBytes(path, bytes);
     }
-
-    private static void FlipByteAt(string path, int offset)
-    {
-        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        int b = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(b ^ 0x5A));
-    }
-
-    private static int IndexOf(byte[] haystack, byte[] needle) => haystack.AsSpan().IndexOf(needle);
 }

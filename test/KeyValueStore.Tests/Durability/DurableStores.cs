@@ -57,4 +57,52 @@ internal static class DurableStores
             .Where(path => !path.EndsWith(".lock", StringComparison.Ordinal))
             .OrderBy(path => path, StringComparer.Ordinal)
             .ToDictionary(path => path, path => Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(path))));
+
+    /// <summary>
+    /// Copies a store's files, while it is open, to <paramref name="destination"/>: what a power cut would leave once
+    /// every acknowledged write is on disk. The lock file is left behind, as the kernel releases a dead process's lock.
+    /// </summary>
+    public static void CopyAsCrashImage(string source, string destination)
+    {
+        foreach (string path in Directory.EnumerateFiles(source, "*", SearchOption.AllDirectories))
+        {
+            if (path.EndsWith(".lock", StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            string target = Path.Combine(destination, Path.GetRelativePath(source, path));
+            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
+            File.Copy(path, target);
+        }
+    }
+
+    /// <summary>Flips the bits of one byte, as bit rot would.</summary>
+    public static void FlipByteAt(string path, int offset)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        int b = file.ReadByte();
+        file.Position = offset;
+        file.WriteByte((byte)(b ^ 0x5A));
+    }
+
+    public static int IndexOf(byte[] haystack, byte[] needle) => haystack.AsSpan().IndexOf(needle);
+
+    /// <summary>Asserts every key has its expected value; null means deleted.</summary>
+    public static async Task AssertContentsAsync(FasterRecordStore store, Dictionary<int, byte[]?> expected)
+    {
+        foreach ((int key, byte[]? value) in expected)
+        {
+            byte[]? actual = await ReadAsync(store, key);
+            if (value is null)
+            {
+                Assert.True(actual is null, $"key {key} was deleted but came back");
+            }
+            else
+            {
+                Assert.True(actual is not null && value.AsSpan().SequenceEqual(actual), $"key {key} lost its newest value");
+            }
+        }
+    }
 }

@@ -106,42 +106,4 @@ public class RecoveryTests
         await store.UpsertAsync(Key(1), Value(1, 1));
         Assert.Equal(Value(1, 1), await ReadAsync(store, 1));
     }
-
-    [Fact]
-    public async Task CommitMode_AnUpsertCompletesOnlyAfterACheckpointThatStartedAfterIt()
-    {
-        using var temp = new TempDirectory();
-        await using var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit));
-        using var release = new ManualResetEventSlim();
-
-        // Occupy the checkpointer, as a long compaction would: no commit round can start until it is released.
-        Task<int> occupied = store.Checkpointer!.RunThenCheckpointAsync(() => Task.Run(() => { release.Wait(); return 0; }), "test");
-        long checkpointsBefore = store.Checkpointer.CheckpointCount;
-        Task upsert = store.UpsertAsync(Key(7), Value(7, 1)).AsTask();
-
-        // The write itself is applied (readers see it), but it is not acknowledged while no checkpoint can run.
-        await Eventually.TrueAsync(() => ReadAsync(store, 7).GetAwaiter().GetResult() is not null, () => "the upsert was never applied");
-        Assert.False(upsert.IsCompleted, "the upsert completed although no checkpoint had started after it");
-
-        release.Set();
-        await occupied;
-        await upsert;
-        Assert.True(store.Checkpointer.CheckpointCount >= checkpointsBefore + 2, "the upsert was acknowledged without a commit round of its own");
-    }
-
-    private static async Task AssertContentsAsync(FasterRecordStore store, Dictionary<int, byte[]?> expected)
-    {
-        foreach ((int key, byte[]? value) in expected)
-        {
-            byte[]? actual = await ReadAsync(store, key);
-            if (value is null)
-            {
-                Assert.True(actual is null, $"key {key} was deleted but came back");
-            }
-            else
-            {
-                Assert.True(actual is not null && value.AsSpan().SequenceEqual(actual), $"key {key} lost its newest value");
-            }
-        }
-    }
 }

@@ -1,0 +1,49 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>Puts transactions back together from the log's entries, in log order, during replay.</summary>
+internal sealed class WalTransactionAssembler
+{
+    private readonly Dictionary<long, ArrayBufferWriter<byte>> _open = [];
+
+    /// <summary>Gets how many transactions have a first piece but no last piece yet.</summary>
+    public int IncompleteCount => _open.Count;
+
+    /// <summary>Adds the entry at <paramref name="address"/>; returns the transaction it completes, if any.</summary>
+    /// <exception cref="FormatException">The entry is not a fragment, or continues a transaction that never began.</exception>
+    public bool TryAdd(long address, ReadOnlySpan<byte> entry, out ReadOnlyMemory<byte> transaction)
+    {
+        (WalFragmentKind kind, long firstAddress) = WalFragment.ReadHeader(entry);
+        ReadOnlySpan<byte> payload = entry[WalFragment.HeaderSize..];
+        transaction = default;
+        switch (kind)
+        {
+            case WalFragmentKind.Whole:
+                transaction = payload.ToArray();
+                return true;
+            case WalFragmentKind.First:
+                var pieces = new ArrayBufferWriter<byte>(payload.Length * 2);
+                pieces.Write(payload);
+                _open.Add(address, pieces);
+                return false;
+            default:
+                if (!_open.TryGetValue(firstAddress, out ArrayBufferWriter<byte>? started))
+                {
+                    throw new FormatException($"the entry continues a transaction at address {firstAddress}, which has no first piece");
+                }
+
+                started.Write(payload);
+                if (kind == WalFragmentKind.Middle)
+                {
+                    return false;
+                }
+
+                _open.Remove(firstAddress);
+                transaction = started.WrittenMemory;
+                return true;
+        }
+    }
+}

@@ -1,0 +1,357 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.IO;
+using System.Threading;
+using System.Threading.Channels;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Diagnostics;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// The write-ahead log of a <see cref="DurabilityMode.Commit"/> store: every acknowledged write is appended here, and the
+/// write completes once a group commit has made its entry durable. Recovery restores the latest checkpoint, then replays
+/// the log from the position that checkpoint recorded (<see cref="WalPosition"/>).
+/// </summary>
+/// <remarks>
+/// The log is a FASTER <see cref="FasterLog"/> on its own files (<see cref="LogFileLayout.WriteAheadLogDirectory"/>),
+/// with a checksum per entry, in FASTER's fast-commit mode: a commit appends a commit record and flushes the log's tail
+/// with one write-through write, shared by every writer waiting at that moment. (A checkpoint per commit, what this log
+/// replaced, cost a version change, a new checkpoint folder and a file deletion.) Where recovery starts looking for
+/// commit records is kept in a <see cref="WalCommitFile"/>. One group commit runs at a time: writers that arrive while
+/// it runs wait for the next, which takes all of them; two at a time measured slower.
+/// <para>
+/// The log holds transactions (<see cref="WalTransaction"/>) split into entries no larger than
+/// <see cref="MaxFragmentPayload"/> (<see cref="WalFragment"/>), so the log's pages stay small whatever the store's page
+/// size and batch size. A writer appends while it holds its keys' stripes and its write-barrier admission: per key, the
+/// log's order is the store's order, and a checkpoint, which drains the barrier first, falls between transactions.
+/// </para>
+/// </remarks>
+internal sealed class WriteAheadLog : IAsyncDisposable
+{
+    /// <summary>The largest piece of a transaction one entry carries; larger transactions are split.</summary>
+    public const int MaxFragmentPayload = 64 * 1024;
+
+    // 1 MB pages hold many entries each (entries never cross a page); 8 pages of memory let writers append while
+    // earlier pages flush. Segments, deleted once a checkpoint no longer needs them, are the store's segment size kept
+    // between one page and 64 MB (SegmentSizeBits).
+    private const int PageSizeBits = 20;
+    private const int MemorySizeBits = 23;
+    private const int MaxSegmentSizeBits = 26;
+    private const string SegmentBaseName = "log";
+
+    private readonly FasterLog _log;
+    private readonly IDevice _device;
+    private readonly WalCommitFile _commits;
+    private readonly string _directory;
+    private readonly int _segmentSizeBits;
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _stopping = new();
+    private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+    private Task _groupCommits = Task.CompletedTask;
+    private long _commitCount;
+    private int _disposed;
+
+    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, ILogger logger)
+    {
+        _directory = directory;
+        _segmentSizeBits = segmentSizeBits;
+        _log = log;
+        _device = device;
+        _commits = commits;
+        _logger = logger;
+    }
+
+    /// <summary>Gets the address of the oldest entry kept.</summary>
+    public long BeginAddress => _log.BeginAddress;
+
+    /// <summary>Gets the address after the last durable entry.</summary>
+    public long CommittedUntilAddress => _log.CommittedUntilAddress;
+
+    /// <summary>Gets the address the next entry will get.</summary>
+    public long TailAddress => _log.TailAddress;
+
+    /// <summary>Gets the commits completed since the log opened: group commits, and those before checkpoints.</summary>
+    public long CommitCount => Interlocked.Read(ref _commitCount);
+
+    /// <summary>Gets the directory holding the log's files.</summary>
+    public string Directory => _directory;
+
+    /// <summary>Gets the size of a log segment file, in bits, for a store whose segments are <paramref name="storeSegmentSizeBits"/>.</summary>
+    public static int SegmentSizeBitsFor(int storeSegmentSizeBits) => Math.Clamp(storeSegmentSizeBits, PageSizeBits, MaxSegmentSizeBits);
+
+    /// <summary>Opens the log in <paramref name="directory"/>, creating it if needed, recovered to its latest commit.</summary>
+    /// <param name="directory">The log's directory.</param>
+    /// <param name="segmentSizeBits">The size of its segment files (<see cref="SegmentSizeBitsFor"/>); the same on every open.</param>
+    /// <param name="logger">Receives the log's events.</param>
+    /// <exception cref="StoreFileCorruptedException">The commit file is missing or damaged, or the log cannot be recovered.</exception>
+    public static WriteAheadLog Open(string directory, int segmentSizeBits, ILogger logger)
+    {
+        System.IO.Directory.CreateDirectory(directory);
+        string commitsPath = Path.Combine(directory, "commits");
+        bool hasSegments = System.IO.Directory.EnumerateFiles(directory, SegmentBaseName + ".*").GetEnumerator().MoveNext();
+        if (hasSegments && !File.Exists(commitsPath))
+        {
+            throw new StoreFileCorruptedException(commitsPath, "it is missing, but the write-ahead log has segment files");
+        }
+
+        var commits = WalCommitFile.Open(commitsPath);
+        IDevice? device = null;
+        FasterLog? log = null;
+        try
+        {
+            device = Devices.CreateLogDevice(Path.Combine(directory, SegmentBaseName), preallocateFile: true, recoverDevice: true);
+            log = new FasterLog(new FasterLogSettings
+            {
+                LogDevice = device,
+                PageSizeBits = PageSizeBits,
+                MemorySizeBits = MemorySizeBits,
+                SegmentSizeBits = segmentSizeBits,
+                LogCommitManager = commits,
+                LogChecksum = LogChecksumType.PerEntry,
+                FastCommitMode = true,
+                TryRecoverLatest = false,
+            });
+            commits.EnsureStart(log.BeginAddress, hasSegments);
+            try
+            {
+                log.Recover();
+            }
+            catch (Exception e) when (e is FasterException or IOException or AggregateException)
+            {
+                throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
+            }
+
+            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, logger);
+        }
+        catch
+        {
+            log?.Dispose();
+            device?.Dispose();
+            commits.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Checks that every committed entry from <paramref name="from"/> on reads back and decodes, without applying
+    /// anything: a damaged log is then reported before any file of the store is changed.
+    /// </summary>
+    /// <exception cref="StoreFileCorruptedException">An entry fails its checksum or does not decode.</exception>
+    public Task VerifyAsync(long from) => ReplayAsync(from, static _ => ValueTask.CompletedTask);
+
+    /// <summary>
+    /// Returns the log ready for appending: when a crash left bytes after the committed end (<see cref="WalTailScrubber"/>
+    /// says why they must go), closes this log, clears them and reopens it. Call before anything is appended.
+    /// </summary>
+    public async Task<WriteAheadLog> WithoutStaleTailAsync()
+    {
+        long committedUntil = CommittedUntilAddress;
+        if (!WalTailScrubber.HasBytesAfter(_directory, SegmentBaseName, _segmentSizeBits, committedUntil))
+        {
+            return this;
+        }
+
+        await DisposeAsync().ConfigureAwait(false);
+        WalTailScrubber.Scrub(_directory, SegmentBaseName, _segmentSizeBits, committedUntil);
+        Log.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
+        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _logger);
+        if (reopened.CommittedUntilAddress != committedUntil)
+        {
+            long found = reopened.CommittedUntilAddress;
+            await reopened.DisposeAsync().ConfigureAwait(false);
+            throw new StoreFileCorruptedException(_directory, $"the write-ahead log was committed up to address {committedUntil}, but after clearing what lay beyond, up to {found}");
+        }
+
+        return reopened;
+    }
+
+    /// <summary>Deletes the log's files, once nothing in them is needed any more.</summary>
+    public static void DeleteFiles(string directory)
+    {
+        if (System.IO.Directory.Exists(directory))
+        {
+            System.IO.Directory.Delete(directory, recursive: true);
+        }
+    }
+
+    /// <summary>Starts the group-commit loop that <see cref="WaitForCommitAsync"/> relies on.</summary>
+    public void StartGroupCommit() => _groupCommits = RunGroupCommitsAsync(_stopping.Token);
+
+    /// <summary>Appends one upsert or delete; returns its address, to wait for with <see cref="WaitForCommitAsync"/>.</summary>
+    public ValueTask<long> AppendAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete)
+    {
+        int payloadSize = WalTransaction.SizeOf(key.Length, isDelete ? 0 : value.Length);
+        if (payloadSize > MaxFragmentPayload)
+        {
+            return AppendAsync([new BatchWrite(key, value, isDelete)]);
+        }
+
+        byte[] entry = ArrayPool<byte>.Shared.Rent(WalFragment.HeaderSize + payloadSize);
+        int length = WalFragment.HeaderSize + WalTransaction.Write(entry.AsSpan(WalFragment.HeaderSize), key.Span, value.Span, isDelete);
+        WalFragment.WriteHeader(entry, length, WalFragmentKind.Whole, 0);
+        return EnqueueAndReturnAsync(entry, length);
+    }
+
+    /// <summary>Appends the writes of one atomic batch as one transaction; returns the address of its last entry.</summary>
+    public async ValueTask<long> AppendAsync(IReadOnlyList<BatchWrite> writes)
+    {
+        byte[] transaction = WalTransaction.Encode(writes, out int length);
+        try
+        {
+            if (length <= MaxFragmentPayload)
+            {
+                return await EnqueueFragmentAsync(WalFragmentKind.Whole, 0, transaction.AsMemory(0, length)).ConfigureAwait(false);
+            }
+
+            long first = await EnqueueFragmentAsync(WalFragmentKind.First, 0, transaction.AsMemory(0, MaxFragmentPayload)).ConfigureAwait(false);
+            long last = first;
+            for (int offset = MaxFragmentPayload; offset < length; offset += MaxFragmentPayload)
+            {
+                int size = Math.Min(MaxFragmentPayload, length - offset);
+                WalFragmentKind kind = offset + size == length ? WalFragmentKind.Last : WalFragmentKind.Middle;
+                last = await EnqueueFragmentAsync(kind, first, transaction.AsMemory(offset, size)).ConfigureAwait(false);
+            }
+
+            return last;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(transaction);
+        }
+    }
+
+    /// <summary>Completes once the entry at <paramref name="address"/> is durable; asks for a group commit if none is under way.</summary>
+    public ValueTask WaitForCommitAsync(long address)
+    {
+        _commitRequested.Writer.TryWrite(true);
+
+        // Entries are committed whole, so the commit point passing the entry's first byte means the entry is durable.
+        // commitNum 0: wait for the address only, not for commits other writers requested later.
+        return _log.WaitForCommitAsync(address + 1, commitNum: 0);
+    }
+
+    /// <summary>Commits everything appended so far and completes when it is durable.</summary>
+    public async ValueTask CommitAsync()
+    {
+        await _log.CommitAsync().ConfigureAwait(false);
+        Interlocked.Increment(ref _commitCount);
+    }
+
+    /// <summary>Lets the log drop entries below <paramref name="address"/>; their files go with a later commit.</summary>
+    public void TruncateUntil(long address) => _log.TruncateUntil(address);
+
+    /// <summary>
+    /// Reads the committed transactions from <paramref name="from"/> on, in log order, and hands each to <paramref name="apply"/>.
+    /// A transaction whose last piece is missing (the writer was not acknowledged) is left out.
+    /// </summary>
+    /// <exception cref="StoreFileCorruptedException">An entry before the committed end fails its checksum or is not a valid entry.</exception>
+    public async Task<WalReplayResult> ReplayAsync(long from, Func<IReadOnlyList<BatchWrite>, ValueTask> apply)
+    {
+        var assembler = new WalTransactionAssembler();
+        long transactions = 0;
+        long writes = 0;
+        long address = from;
+        using FasterLogScanIterator entries = _log.Scan(from, _log.CommittedUntilAddress, recover: false);
+        while (true)
+        {
+            IMemoryOwner<byte>? entry = null;
+            try
+            {
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out address))
+                {
+                    break;
+                }
+
+                if (assembler.TryAdd(address, entry.Memory.Span[..length], out ReadOnlyMemory<byte> transaction))
+                {
+                    List<BatchWrite> decoded = WalTransaction.Read(transaction);
+                    await apply(decoded).ConfigureAwait(false);
+                    transactions++;
+                    writes += decoded.Count;
+                }
+            }
+            catch (Exception e) when (e is FasterException or FormatException)
+            {
+                throw new StoreFileCorruptedException(SegmentPath(entries.NextAddress), $"the write-ahead log entry near address {entries.NextAddress} is damaged ({e.Message})", e);
+            }
+            finally
+            {
+                entry?.Dispose();
+            }
+        }
+
+        return new WalReplayResult(transactions, writes, assembler.IncompleteCount);
+    }
+
+    /// <summary>Gets the path of the segment file holding <paramref name="address"/>.</summary>
+    public string SegmentPath(long address) => Path.Combine(_directory, $"{SegmentBaseName}.{address >> _segmentSizeBits}");
+
+    /// <summary>Stops the group-commit loop and closes the files. Call after every writer has finished waiting.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        try
+        {
+            await _groupCommits.ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        _log.Dispose();
+        _device.Dispose();
+        _commits.Dispose();
+        _stopping.Dispose();
+    }
+
+    private async ValueTask<long> EnqueueFragmentAsync(WalFragmentKind kind, long first, ReadOnlyMemory<byte> payload)
+    {
+        byte[] entry = ArrayPool<byte>.Shared.Rent(WalFragment.HeaderSize + payload.Length);
+        payload.Span.CopyTo(entry.AsSpan(WalFragment.HeaderSize));
+        WalFragment.WriteHeader(entry, WalFragment.HeaderSize + payload.Length, kind, first);
+        return await EnqueueAndReturnAsync(entry, WalFragment.HeaderSize + payload.Length).ConfigureAwait(false);
+    }
+
+    /// <summary>Appends <paramref name="entry"/>'s first <paramref name="length"/> bytes, then returns the rented buffer.</summary>
+    private async ValueTask<long> EnqueueAndReturnAsync(byte[] entry, int length)
+    {
+        try
+        {
+            // Copies the bytes into the log's memory; waits only when that memory is full of pages still being flushed.
+            return await _log.EnqueueAsync(entry.AsMemory(0, length)).ConfigureAwait(false);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(entry);
+        }
+    }
+
+    private async Task RunGroupCommitsAsync(CancellationToken stopping)
+    {
+        while (await _commitRequested.Reader.WaitToReadAsync(stopping).ConfigureAwait(false))
+        {
+            _commitRequested.Reader.TryRead(out _);
+            try
+            {
+                // Commits up to the tail as it is now: every writer that asked before this point is covered; any that
+                // asks from here on has left a request in the channel, which starts the next round.
+                await CommitAsync().ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                // The waiting writers get the same exception from their wait; the log refuses further commits.
+                Log.WriteAheadLogCommitFailed(_logger, e);
+            }
+        }
+    }
+}

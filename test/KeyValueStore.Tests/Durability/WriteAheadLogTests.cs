@@ -1,0 +1,326 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading.Tasks;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+using static KeyValueStore.Tests.Durability.DurableStores;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>
+/// Commit mode's write-ahead log on real files: acknowledged writes come back from the log alone, replay starts where
+/// the checkpoint ends, batches come back whole, and damage is reported by name. A "crash image" is a copy of an open
+/// store's files once its writes are acknowledged; the crash harness (CrashRecoveryTests) kills real processes.
+/// </summary>
+public class WriteAheadLogTests
+{
+    private const int ReplayedEvent = 25;
+    private const int RetiredEvent = 27;
+
+    [Fact]
+    public async Task AnUpsertCompletes_OnlyOnceTheLogHasCommittedIt_AndTakesNoCheckpoint()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit));
+        WriteAheadLog log = store.WriteAheadLog!;
+
+        for (int i = 0; i < 50; i++)
+        {
+            long tailBefore = log.TailAddress;
+            await store.UpsertAsync(Key(i), Value(i, 1));
+
+            // One writer: once acknowledged, everything it appended (its entry and the commit record after it) is committed.
+            Assert.True(log.CommittedUntilAddress > tailBefore, $"upsert {i} completed before the log committed past {tailBefore}");
+            Assert.Equal(log.TailAddress, log.CommittedUntilAddress);
+        }
+
+        Assert.Equal(0, store.Checkpointer!.CheckpointCount);
+        Assert.True(log.CommitCount >= 50, $"{log.CommitCount} commits for 50 sequential writes");
+    }
+
+    [Fact]
+    public async Task AcknowledgedWrites_ComeBackFromTheLogAlone_WhenNoCheckpointHoldsThem()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        var expected = new Dictionary<int, byte[]?>();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await Task.WhenAll(Enumerable.Range(0, 1_000).Select(async i => await store.UpsertAsync(Key(i), Value(i, 1, 100))));
+            Enumerable.Range(0, 1_000).ToList().ForEach(i => expected[i] = Value(i, 1, 100));
+            await Task.WhenAll(Enumerable.Range(0, 1_000).Where(i => i % 7 == 0).Select(async i => Assert.True(await store.DeleteAsync(Key(i)))));
+            Enumerable.Range(0, 1_000).Where(i => i % 7 == 0).ToList().ForEach(i => expected[i] = null);
+            var batch = Enumerable.Range(1_000, 40).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2))).Append(BatchWrite.Delete(Key(1))).ToList();
+            await store.ApplyBatchAsync(batch);
+            Enumerable.Range(1_000, 40).ToList().ForEach(i => expected[i] = Value(i, 2));
+            expected[1] = null;
+
+            Assert.Equal(0, store.Checkpointer!.CheckpointCount);
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        var logger = new RecordingLogger();
+        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+
+        await AssertContentsAsync(recovered, expected);
+        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains("0 unacknowledged", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Replay_StartsWhereTheCheckpointEnds()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        var expected = new Dictionary<int, byte[]?>();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            for (int i = 0; i < 500; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1));
+                expected[i] = Value(i, 1);
+            }
+
+            await store.CheckpointAsync();
+            Assert.Equal(store.WriteAheadLog!.TailAddress, store.WriteAheadLog.BeginAddress);
+            for (int i = 0; i < 250; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 2));
+                expected[i] = Value(i, 2);
+            }
+
+            for (int i = 250; i < 300; i++)
+            {
+                Assert.True(await store.DeleteAsync(Key(i)));
+                expected[i] = null;
+            }
+
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        var logger = new RecordingLogger();
+        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+
+        await AssertContentsAsync(recovered, expected);
+        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains(": 300 transactions, 300 writes", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task ABatchLargerThanOneLogEntry_ComesBackWhole_AmongConcurrentWrites()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        var batch = Enumerable.Range(0, 3_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 3, 100))).ToList();
+        Assert.True(WalTransaction.SizeOf(batch) > 4 * WriteAheadLog.MaxFragmentPayload, "the batch must span several log entries");
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            Task others = Task.WhenAll(Enumerable.Range(10_000, 500).Select(async i => await store.UpsertAsync(Key(i), Value(i, 1))));
+            await store.ApplyBatchAsync(batch);
+            await others;
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        var logger = new RecordingLogger();
+        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+
+        for (int i = 0; i < 3_000; i++)
+        {
+            Assert.Equal(Value(i, 3, 100), await ReadAsync(recovered, i));
+        }
+
+        for (int i = 10_000; i < 10_500; i++)
+        {
+            Assert.Equal(Value(i, 1), await ReadAsync(recovered, i));
+        }
+
+        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains(": 501 transactions, 3500 writes", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task ACheckpoint_LetsTheLogDeleteTheSegmentsItHolds()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Commit);
+        await using var store = StoreFactory.Open(options);
+        string logDirectory = store.WriteAheadLog!.Directory;
+
+        // 1 MB log segments here (the store's 1 MB segments): write about 4 MB through the log.
+        await Task.WhenAll(Enumerable.Range(0, 16).Select(async worker =>
+        {
+            for (int i = worker; i < 4_000; i += 16)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 1_000));
+            }
+        }));
+        int segmentsBefore = Directory.GetFiles(logDirectory, "log.*").Length;
+        Assert.True(segmentsBefore >= 4, $"{segmentsBefore} log segments after 4 MB of writes");
+
+        await store.CheckpointAsync();
+        await store.UpsertAsync(Key(0), Value(0, 2));
+
+        // FASTER deletes segments on a background task once the commit recording the new begin address is written.
+        await Eventually.TrueAsync(() => Directory.GetFiles(logDirectory, "log.*").Length <= 2, () => $"{Directory.GetFiles(logDirectory, "log.*").Length} log segments left of {segmentsBefore}");
+    }
+
+    /// <summary>
+    /// What a crash can leave after the committed end: entries flushed but never committed, commit records among them,
+    /// behind one that did not make it. The reopened log writes over the start of them. Here the stale entries run on
+    /// into the log's next page (1 MB pages): without clearing them first, the next recovery's scan, which jumps from the
+    /// zeros after the newer entries to the next page, ran on into them and replayed unacknowledged writes over
+    /// acknowledged ones (keys 1,990 to 1,999 came back as v2, and keys never acknowledged came back).
+    /// </summary>
+    [Fact]
+    public async Task WhatACrashLeftAfterTheCommittedEnd_IsClearedBeforeTheLogAppendsThere()
+    {
+        using var temp = new TempDirectory();
+        using var beforeCrash = new TempDirectory();
+        using var flushedLater = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1));
+            }
+
+            CopyAsCrashImage(temp.Path, beforeCrash.Path);
+            await Task.WhenAll(Enumerable.Range(0, 8).Select(async worker =>
+            {
+                for (int i = worker; i < 2_000; i += 8)
+                {
+                    await store.UpsertAsync(Key(i), Value(i, 2, 1_000));
+                }
+            }));
+            CopyAsCrashImage(temp.Path, flushedLater.Path);
+        }
+
+        // The crash: the later entries reached the disk, but the first of them is torn, so none of them counts as committed.
+        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
+        foreach (string segment in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
+        {
+            File.Copy(segment, Path.Combine(walDirectory, Path.GetFileName(segment)), overwrite: true);
+        }
+
+        string firstSegment = Path.Combine(walDirectory, "log.0");
+        byte[] firstLaterValue = Value(0, 2, 1_000).AsSpan(0, 20).ToArray();
+        FlipByteAt(firstSegment, IndexOf(File.ReadAllBytes(firstSegment), firstLaterValue) + 5);
+        var logger = new RecordingLogger();
+        using var secondCrash = new TempDirectory();
+        await using (var reopened = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit), logger))
+        {
+            Assert.Contains(28, logger.EventIds);
+            Assert.Null(await ReadAsync(reopened, 1_995));
+            for (int i = 1_990; i < 2_000; i++)
+            {
+                await reopened.UpsertAsync(Key(i), Value(i, 3));
+            }
+
+            CopyAsCrashImage(beforeCrash.Path, secondCrash.Path);
+        }
+
+        await using var recovered = StoreFactory.Open(Options(secondCrash.Path, DurabilityMode.Commit));
+        for (int i = 0; i < 2_000; i++)
+        {
+            byte[]? expected = i < 100 ? Value(i, 1) : i >= 1_990 ? Value(i, 3) : null;
+            Assert.Equal(expected, await ReadAsync(recovered, i));
+        }
+    }
+
+    [Fact]
+    public async Task ADamagedLogEntry_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Commit);
+        await using (var store = StoreFactory.Open(options))
+        {
+            await store.CheckpointAsync();
+            for (int i = 0; i < 200; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 100));
+            }
+
+            // Commit metadata is written at most every 10 ms: wait past that, so a later commit's metadata covers the
+            // entry damaged below (damage after the latest metadata reads as the end of the log; WalCommitFile says why).
+            await Task.Delay(WalCommitFile.DefaultMinimumInterval * 3);
+            await store.UpsertAsync(Key(1_000), Value(1_000, 1));
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        string segment = Path.Combine(image.Path, "store.wal", "log.0");
+        FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), Value(42, 1, 100)) + 50);
+        var before = Snapshot(image.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("write-ahead log entry", error.Problem, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(image.Path));
+    }
+
+    [Fact]
+    public async Task DamagedCommitSlots_AreReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Commit);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 100);
+        string commits = Path.Combine(temp.Path, "store.wal", "commits");
+        FlipByteAt(commits, 20);
+        FlipByteAt(commits, WalCommitFile.SlotSize + 20);
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(commits, error.FilePath);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
+    public async Task AMissingLog_ThatTheCheckpointReliesOn_IsReportedByName_AndNothingIsCreated()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Commit);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 100);
+        string logDirectory = Path.Combine(temp.Path, "store.wal");
+        Directory.Delete(logDirectory, recursive: true);
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(logDirectory, error.FilePath);
+        Assert.False(Directory.Exists(logDirectory));
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
+    public async Task ACommitStore_ReopenedInCheckpointMode_KeepsItsAcknowledgedWrites_AndRetiresTheLog()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await Task.WhenAll(Enumerable.Range(0, 300).Select(async i => await store.UpsertAsync(Key(i), Value(i, 1))));
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        var logger = new RecordingLogger();
+        await using (var reopened = StoreFactory.Open(Options(image.Path, DurabilityMode.Checkpoint), logger))
+        {
+            Assert.Null(reopened.WriteAheadLog);
+            Assert.False(Directory.Exists(Path.Combine(image.Path, "store.wal")));
+            Assert.Contains(RetiredEvent, logger.EventIds);
+            for (int i = 0; i < 300; i++)
+            {
+                Assert.Equal(Value(i, 1), await ReadAsync(reopened, i));
+            }
+        }
+
+        await using var again = StoreFactory.Open(Options(image.Path, DurabilityMode.Checkpoint));
+        for (int i = 0; i < 300; i++)
+        {
+            Assert.Equal(Value(i, 1), await ReadAsync(again, i));
+        }
+    }
+}
