@@ -17,8 +17,9 @@ public enum DurabilityMode
     Checkpoint = 1,
 
     /// <summary>
-    /// An upsert or delete completes only once it is on disk, so a crash loses no acknowledged write. Concurrent writers
-    /// share each flush (group commit): the more writers, the more writes per flush.
+    /// An upsert, a delete or a batch completes only once the store's write-ahead log holds it on disk, so a crash loses
+    /// no acknowledged write. Concurrent writers share each flush of the log (group commit): the more writers, the more
+    /// writes per flush. Checkpoints still run every <see cref="MixedStorageKVStoreOptions.CheckpointIntervalMS"/>.
     /// </summary>
     Commit = 2,
 }

@@ -88,8 +88,8 @@ public sealed class MixedStorageKVStoreOptions
     /// <value>The default value is 5000 (five seconds). Must be positive when <see cref="Durability"/> is not <see cref="DurabilityMode.None"/>.</value>
     /// <remarks>
     /// In <see cref="DurabilityMode.Checkpoint"/> mode this is the most a crash can lose. In <see cref="DurabilityMode.Commit"/> mode
-    /// every write is durable anyway; the periodic checkpoints also save FASTER's hash index, which bounds how much log
-    /// recovery has to replay. Ignored in <see cref="DurabilityMode.None"/> mode.
+    /// every write is durable through the write-ahead log anyway; each checkpoint lets that log drop what the checkpoint
+    /// holds, which bounds the log's files and how much recovery replays. Ignored in <see cref="DurabilityMode.None"/> mode.
     /// </remarks>
     public int CheckpointIntervalMS { get; set; } = 5_000;
 

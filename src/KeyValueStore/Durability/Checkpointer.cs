@@ -28,8 +28,7 @@ namespace KeyValueStore.Durability;
 /// <para>
 /// Compaction runs under the same lock (<see cref="RunThenCheckpointAsync"/>): a checkpoint taken while a compaction
 /// is copying records could persist the compaction's new begin address without all of its copies, and then delete
-/// the originals. Holding the lock makes commit rounds wait for a compaction; the benchmark in docs/durability.md says
-/// what that costs.
+/// the originals. Holding the lock makes checkpoints wait for a compaction.
 /// </para>
 /// </remarks>
 internal sealed class Checkpointer : IAsyncDisposable

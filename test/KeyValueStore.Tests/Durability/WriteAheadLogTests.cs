@@ -261,6 +261,29 @@ public class WriteAheadLogTests
     }
 
     [Fact]
+    public async Task ADamagedLogPositionInTheCheckpoint_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Commit);
+        await DamagedFilesTests.WriteAndCloseAsync(options, 100);
+        string metadata = Directory.GetFiles(Path.Combine(temp.Path, "store.checkpoints"), "info.dat.0", SearchOption.AllDirectories).Single();
+
+        // The position is the base64 text FASTER appends after the metadata's fields; change one of its characters.
+        byte[] bytes = File.ReadAllBytes(metadata);
+        int end = sizeof(int) + BitConverter.ToInt32(bytes, 0);
+        int inPosition = end - 12;
+        bytes[inPosition] = (byte)(bytes[inPosition] == 'A' ? 'B' : 'A');
+        File.WriteAllBytes(metadata, bytes);
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(metadata, error.FilePath);
+        Assert.Contains("write-ahead log position", error.Problem, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
     public async Task DamagedCommitSlots_AreReportedByName_AndNothingIsChanged()
     {
         using var temp = new TempDirectory();
