@@ -26,6 +26,9 @@ source scripts/bench-common.sh
 
 for backend in "${backends[@]}"; do
   for t in "${threads[@]}"; do
+    # Each run starts with the previous run's files written back and deleted, so one run's I/O does not land in the next.
+    sync
+    sleep 3
     echo "== $backend, $t writers, $seconds s, $records records" >&2
     # The report goes to stderr with the progress: stdout is for the table alone.
     dotnet "$loadtest" --workload W --backend "$backend" --threads "$t" --seconds "$seconds" --records "$records" \
