@@ -89,7 +89,8 @@ public sealed class MixedStorageKVStoreOptions
     /// <remarks>
     /// In <see cref="DurabilityMode.Checkpoint"/> mode this is the most a crash can lose. In <see cref="DurabilityMode.Commit"/> mode
     /// every write is durable through the write-ahead log anyway; each checkpoint lets that log drop what the checkpoint
-    /// holds, which bounds the log's files and how much recovery replays. Ignored in <see cref="DurabilityMode.None"/> mode.
+    /// holds, which bounds how much recovery replays (the log also starts a checkpoint itself when it reaches four of its
+    /// segments, so its files stay bounded). Ignored in <see cref="DurabilityMode.None"/> mode.
     /// </remarks>
     public int CheckpointIntervalMS { get; set; } = 5_000;
 

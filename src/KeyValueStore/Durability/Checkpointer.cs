@@ -42,6 +42,8 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly WriteAheadLog? _writeAheadLog;
     private Task _periodic = Task.CompletedTask;
     private long _writesSinceCheckpoint;
+    private int _logSizeCheckpointPending;
+    private Task _logSizeCheckpoint = Task.CompletedTask;
     private long _checkpointCount;
     private int _disposed;
 
@@ -68,6 +70,18 @@ internal sealed class Checkpointer : IAsyncDisposable
 
     /// <summary>Notes a completed write, so the periodic checkpoint knows there is something to save.</summary>
     public void NoteWrite() => Interlocked.Increment(ref _writesSinceCheckpoint);
+
+    /// <summary>
+    /// Starts a checkpoint in the background, unless one started this way is still pending: the write-ahead log has
+    /// grown past its bound (<see cref="WriteAheadLog.IsDueForCheckpoint"/>) before the next periodic one.
+    /// </summary>
+    public void RequestCheckpointForLogSize()
+    {
+        if (Interlocked.Exchange(ref _logSizeCheckpointPending, 1) == 0)
+        {
+            _logSizeCheckpoint = CheckpointForLogSizeAsync();
+        }
+    }
 
     /// <summary>Takes a checkpoint now and completes when it is durable.</summary>
     public async Task CheckpointAsync(string reason, CancellationToken cancellationToken = default)
@@ -130,6 +144,7 @@ internal sealed class Checkpointer : IAsyncDisposable
 
         await _stopping.CancelAsync().ConfigureAwait(false);
         await IgnoreCancellation(_periodic).ConfigureAwait(false);
+        await IgnoreCancellation(_logSizeCheckpoint).ConfigureAwait(false);
         await CheckpointAsync("close").ConfigureAwait(false);
         _stopping.Dispose();
     }
@@ -142,6 +157,27 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
         catch (OperationCanceledException)
         {
+        }
+    }
+
+    private async Task CheckpointForLogSizeAsync()
+    {
+        const string Reason = "write-ahead log size";
+        try
+        {
+            await CheckpointAsync(Reason, _stopping.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+        {
+        }
+        catch (Exception e)
+        {
+            // The previous checkpoint still stands; the next write past the bound asks again.
+            Log.CheckpointFailed(_logger, Reason, e);
+        }
+        finally
+        {
+            Interlocked.Exchange(ref _logSizeCheckpointPending, 0);
         }
     }
 

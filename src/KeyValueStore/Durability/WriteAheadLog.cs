@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Threading;
 using System.Threading.Channels;
 using System.Threading.Tasks;
@@ -75,6 +76,12 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <summary>Gets the address the next entry will get.</summary>
     public long TailAddress => _log.TailAddress;
 
+    /// <summary>
+    /// Gets whether the log holds four segments or more: a checkpoint then lets it drop them, so the log's files stay
+    /// bounded (4 to 256 MB) whatever the checkpoint interval.
+    /// </summary>
+    public bool IsDueForCheckpoint => TailAddress - BeginAddress >= 4L << _segmentSizeBits;
+
     /// <summary>Gets the commits completed since the log opened: group commits, and those before checkpoints.</summary>
     public long CommitCount => Interlocked.Read(ref _commitCount);
 
@@ -93,7 +100,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     {
         System.IO.Directory.CreateDirectory(directory);
         string commitsPath = Path.Combine(directory, "commits");
-        bool hasSegments = System.IO.Directory.EnumerateFiles(directory, SegmentBaseName + ".*").GetEnumerator().MoveNext();
+        bool hasSegments = System.IO.Directory.EnumerateFiles(directory, SegmentBaseName + ".*").Any();
         if (hasSegments && !File.Exists(commitsPath))
         {
             throw new StoreFileCorruptedException(commitsPath, "it is missing, but the write-ahead log has segment files");

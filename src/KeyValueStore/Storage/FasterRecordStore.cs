@@ -275,7 +275,17 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         }
 
         _checkpointer.NoteWrite();
-        return _writeAheadLog is null ? ValueTask.CompletedTask : _writeAheadLog.WaitForCommitAsync(walAddress);
+        if (_writeAheadLog is null)
+        {
+            return ValueTask.CompletedTask;
+        }
+
+        if (_writeAheadLog.IsDueForCheckpoint)
+        {
+            _checkpointer.RequestCheckpointForLogSize();
+        }
+
+        return _writeAheadLog.WaitForCommitAsync(walAddress);
     }
 
     /// <summary>

@@ -140,29 +140,34 @@ public class WriteAheadLogTests
     }
 
     [Fact]
-    public async Task ACheckpoint_LetsTheLogDeleteTheSegmentsItHolds()
+    public async Task TheLogsFiles_StayBounded_WithoutPeriodicCheckpoints()
     {
         using var temp = new TempDirectory();
         var options = Options(temp.Path, DurabilityMode.Commit);
         await using var store = StoreFactory.Open(options);
         string logDirectory = store.WriteAheadLog!.Directory;
+        int mostSegments = 0;
 
-        // 1 MB log segments here (the store's 1 MB segments): write about 4 MB through the log.
+        // Periodic checkpoints are an hour apart here; 1 MB log segments (the store's): write about 12 MB through the log.
         await Task.WhenAll(Enumerable.Range(0, 16).Select(async worker =>
         {
-            for (int i = worker; i < 4_000; i += 16)
+            for (int i = worker; i < 12_000; i += 16)
             {
                 await store.UpsertAsync(Key(i), Value(i, 1, 1_000));
+                if (i % 1_000 == worker)
+                {
+                    mostSegments = Math.Max(mostSegments, Directory.GetFiles(logDirectory, "log.*").Length);
+                }
             }
         }));
-        int segmentsBefore = Directory.GetFiles(logDirectory, "log.*").Length;
-        Assert.True(segmentsBefore >= 4, $"{segmentsBefore} log segments after 4 MB of writes");
 
-        await store.CheckpointAsync();
-        await store.UpsertAsync(Key(0), Value(0, 2));
-
-        // FASTER deletes segments on a background task once the commit recording the new begin address is written.
-        await Eventually.TrueAsync(() => Directory.GetFiles(logDirectory, "log.*").Length <= 2, () => $"{Directory.GetFiles(logDirectory, "log.*").Length} log segments left of {segmentsBefore}");
+        // A checkpoint is started once the log holds four segments; the next commit deletes what it held.
+        Assert.True(store.Checkpointer!.CheckpointCount >= 2, $"{store.Checkpointer.CheckpointCount} checkpoints for 12 MB of log");
+        Assert.True(mostSegments <= 8, $"the log had {mostSegments} segment files at once");
+        for (int i = 0; i < 12_000; i += 997)
+        {
+            Assert.Equal(Value(i, 1, 1_000), await ReadAsync(store, i));
+        }
     }
 
     /// <summary>
