@@ -80,7 +80,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
     public long? DurableFlushes => _store.Checkpointer is null ? null : _store.Checkpointer.CheckpointCount + (_store.WriteAheadLog?.CommitCount ?? 0);
 
     public string FlushNote =>
-        "a write-ahead log group commit (the log's tail and its commit slot written through), or a checkpoint (the store's log flushed to its tail, then the checkpoint's metadata written)";
+        "a write-ahead log group commit (the log's tail, ending in a commit record, written through), or a checkpoint (the store's log flushed to its tail, then the checkpoint's metadata written)";
 
     public ValueTask DisposeAsync() => _store.DisposeAsync();
 }
