@@ -64,10 +64,10 @@ public class WriteAheadLogTests
         }
 
         var logger = new RecordingLogger();
-        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+        await using var recovered = OpenCommitStore(image.Path, logger);
 
         await AssertContentsAsync(recovered, expected);
-        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains("0 unacknowledged", StringComparison.Ordinal));
+        AssertReplayLogged(logger, "0 unacknowledged");
     }
 
     [Fact]
@@ -102,10 +102,10 @@ public class WriteAheadLogTests
         }
 
         var logger = new RecordingLogger();
-        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+        await using var recovered = OpenCommitStore(image.Path, logger);
 
         await AssertContentsAsync(recovered, expected);
-        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains(": 300 transactions, 300 writes", StringComparison.Ordinal));
+        AssertReplayLogged(logger, ": 300 transactions, 300 writes");
     }
 
     [Fact]
@@ -124,7 +124,7 @@ public class WriteAheadLogTests
         }
 
         var logger = new RecordingLogger();
-        await using var recovered = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+        await using var recovered = OpenCommitStore(image.Path, logger);
 
         for (int i = 0; i < 3_000; i++)
         {
@@ -136,7 +136,7 @@ public class WriteAheadLogTests
             Assert.Equal(Value(i, 1), await ReadAsync(recovered, i));
         }
 
-        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains(": 501 transactions, 3500 writes", StringComparison.Ordinal));
+        AssertReplayLogged(logger, ": 501 transactions, 3500 writes");
     }
 
     [Fact]
@@ -351,4 +351,11 @@ public class WriteAheadLogTests
             Assert.Equal(Value(i, 1), await ReadAsync(again, i));
         }
     }
+
+    private static FasterRecordStore OpenCommitStore(string directory, RecordingLogger logger) =>
+        StoreFactory.Open(Options(directory, DurabilityMode.Commit), logger);
+
+    /// <summary>Asserts the replay event (EventId 25) was logged with <paramref name="expected"/> in its message.</summary>
+    private static void AssertReplayLogged(RecordingLogger logger, string expected) =>
+        Assert.Contains(logger.Events, e => e.Id.Id == ReplayedEvent && e.Message.Contains(expected, StringComparison.Ordinal));
 }
