@@ -2,6 +2,8 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
+using System.Linq;
+using Microsoft.Win32.SafeHandles;
 
 namespace KeyValueStore.Durability;
 
@@ -24,40 +26,40 @@ internal static class WalTailScrubber
     private const int ChunkSize = 1 << 20;
 
     /// <summary>Gets whether anything but zeros lies after <paramref name="committedUntil"/> in the log's segment files.</summary>
-    public static bool HasBytesAfter(string directory, string segmentBaseName, int segmentSizeBits, long committedUntil)
+    public static bool HasBytesAfter(string directory, int segmentSizeBits, long committedUntil)
     {
         (long segment, long offset) = Locate(segmentSizeBits, committedUntil);
-        if (LaterSegments(directory, segmentBaseName, segment).Count > 0)
+        if (LaterSegments(directory, segment).Count > 0)
         {
             return true;
         }
 
-        string path = SegmentPath(directory, segmentBaseName, segment);
-        return File.Exists(path) && FirstNonZeroChunk(path, offset) >= 0;
+        string path = WriteAheadLog.SegmentPath(directory, segment);
+        if (!File.Exists(path))
+        {
+            return false;
+        }
+
+        using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+        return NonZeroChunks(file, offset).Any();
     }
 
     /// <summary>Zeroes everything after <paramref name="committedUntil"/> in its segment and deletes later segments. The log must be closed.</summary>
-    public static void Scrub(string directory, string segmentBaseName, int segmentSizeBits, long committedUntil)
+    public static void Scrub(string directory, int segmentSizeBits, long committedUntil)
     {
         (long segment, long offset) = Locate(segmentSizeBits, committedUntil);
-        string path = SegmentPath(directory, segmentBaseName, segment);
+        string path = WriteAheadLog.SegmentPath(directory, segment);
         if (File.Exists(path))
         {
-            using var file = File.OpenHandle(path, FileMode.Open, FileAccess.ReadWrite, FileShare.None, FileOptions.WriteThrough);
-            byte[] chunk = new byte[ChunkSize];
+            using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.ReadWrite, FileShare.None, FileOptions.WriteThrough);
             byte[] zeros = new byte[ChunkSize];
-            long length = RandomAccess.GetLength(file);
-            for (long position = offset; position < length; position += ChunkSize)
+            foreach ((long position, int length) in NonZeroChunks(file, offset).ToList())
             {
-                int read = RandomAccess.Read(file, chunk, position);
-                if (chunk.AsSpan(0, read).IndexOfAnyExcept((byte)0) >= 0)
-                {
-                    RandomAccess.Write(file, zeros.AsSpan(0, read), position);
-                }
+                RandomAccess.Write(file, zeros.AsSpan(0, length), position);
             }
         }
 
-        foreach (string later in LaterSegments(directory, segmentBaseName, segment))
+        foreach (string later in LaterSegments(directory, segment))
         {
             File.Delete(later);
         }
@@ -66,13 +68,25 @@ internal static class WalTailScrubber
     private static (long Segment, long Offset) Locate(int segmentSizeBits, long address) =>
         (address >> segmentSizeBits, address & ((1L << segmentSizeBits) - 1));
 
-    private static string SegmentPath(string directory, string segmentBaseName, long segment) =>
-        Path.Combine(directory, $"{segmentBaseName}.{segment.ToString(CultureInfo.InvariantCulture)}");
+    /// <summary>The chunks of <paramref name="file"/> from <paramref name="offset"/> to its end that hold a byte other than zero.</summary>
+    private static IEnumerable<(long Position, int Length)> NonZeroChunks(SafeFileHandle file, long offset)
+    {
+        byte[] chunk = new byte[ChunkSize];
+        long length = RandomAccess.GetLength(file);
+        for (long position = offset; position < length; position += ChunkSize)
+        {
+            int read = RandomAccess.Read(file, chunk, position);
+            if (chunk.AsSpan(0, read).IndexOfAnyExcept((byte)0) >= 0)
+            {
+                yield return (position, read);
+            }
+        }
+    }
 
-    private static List<string> LaterSegments(string directory, string segmentBaseName, long segment)
+    private static List<string> LaterSegments(string directory, long segment)
     {
         var later = new List<string>();
-        string prefix = segmentBaseName + ".";
+        string prefix = WriteAheadLog.SegmentBaseName + ".";
         foreach (string path in Directory.EnumerateFiles(directory, prefix + "*"))
         {
             string name = Path.GetFileName(path);
@@ -83,22 +97,5 @@ internal static class WalTailScrubber
         }
 
         return later;
-    }
-
-    private static long FirstNonZeroChunk(string path, long offset)
-    {
-        using var file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
-        byte[] chunk = new byte[ChunkSize];
-        long length = RandomAccess.GetLength(file);
-        for (long position = offset; position < length; position += ChunkSize)
-        {
-            int read = RandomAccess.Read(file, chunk, position);
-            if (chunk.AsSpan(0, read).IndexOfAnyExcept((byte)0) >= 0)
-            {
-                return position;
-            }
-        }
-
-        return -1;
     }
 }

@@ -13,20 +13,24 @@ internal sealed class WalTransactionAssembler
     public int IncompleteCount => _open.Count;
 
     /// <summary>Adds the entry at <paramref name="address"/>; returns the transaction it completes, if any.</summary>
+    /// <remarks>
+    /// A transaction in one entry (nearly all of them) is returned as a slice of <paramref name="entry"/>, not a copy:
+    /// use it before reusing the entry's buffer.
+    /// </remarks>
     /// <exception cref="FormatException">The entry is not a fragment, or continues a transaction that never began.</exception>
-    public bool TryAdd(long address, ReadOnlySpan<byte> entry, out ReadOnlyMemory<byte> transaction)
+    public bool TryAdd(long address, ReadOnlyMemory<byte> entry, out ReadOnlyMemory<byte> transaction)
     {
-        (WalFragmentKind kind, long firstAddress) = WalFragment.ReadHeader(entry);
-        ReadOnlySpan<byte> payload = entry[WalFragment.HeaderSize..];
+        (WalFragmentKind kind, long firstAddress) = WalFragment.ReadHeader(entry.Span);
+        ReadOnlyMemory<byte> payload = entry[WalFragment.HeaderSize..];
         transaction = default;
         switch (kind)
         {
             case WalFragmentKind.Whole:
-                transaction = payload.ToArray();
+                transaction = payload;
                 return true;
             case WalFragmentKind.First:
                 var pieces = new ArrayBufferWriter<byte>(payload.Length * 2);
-                pieces.Write(payload);
+                pieces.Write(payload.Span);
                 _open.Add(address, pieces);
                 return false;
             default:
@@ -35,7 +39,7 @@ internal sealed class WalTransactionAssembler
                     throw new FormatException($"the entry continues a transaction at address {firstAddress}, which has no first piece");
                 }
 
-                started.Write(payload);
+                started.Write(payload.Span);
                 if (kind == WalFragmentKind.Middle)
                 {
                     return false;

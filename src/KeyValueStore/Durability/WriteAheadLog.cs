@@ -43,7 +43,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     private const int PageSizeBits = 20;
     private const int MemorySizeBits = 23;
     private const int MaxSegmentSizeBits = 26;
-    private const string SegmentBaseName = "log";
+    /// <summary>Segment files are named <c>log.&lt;n&gt;</c>.</summary>
+    public const string SegmentBaseName = "log";
 
     private readonly FasterLog _log;
     private readonly IDevice _device;
@@ -158,13 +159,13 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     public async Task<WriteAheadLog> WithoutStaleTailAsync()
     {
         long committedUntil = CommittedUntilAddress;
-        if (!WalTailScrubber.HasBytesAfter(_directory, SegmentBaseName, _segmentSizeBits, committedUntil))
+        if (!WalTailScrubber.HasBytesAfter(_directory, _segmentSizeBits, committedUntil))
         {
             return this;
         }
 
         await DisposeAsync().ConfigureAwait(false);
-        WalTailScrubber.Scrub(_directory, SegmentBaseName, _segmentSizeBits, committedUntil);
+        WalTailScrubber.Scrub(_directory, _segmentSizeBits, committedUntil);
         Log.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
         WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _logger);
         if (reopened.CommittedUntilAddress != committedUntil)
@@ -262,19 +263,19 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         var assembler = new WalTransactionAssembler();
         long transactions = 0;
         long writes = 0;
-        long address = from;
         using FasterLogScanIterator entries = _log.Scan(from, _log.CommittedUntilAddress, recover: false);
         while (true)
         {
             IMemoryOwner<byte>? entry = null;
             try
             {
-                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out address))
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address))
                 {
                     break;
                 }
 
-                if (assembler.TryAdd(address, entry.Memory.Span[..length], out ReadOnlyMemory<byte> transaction))
+                // The transaction may point into the entry's buffer: it is applied before the buffer goes back.
+                if (assembler.TryAdd(address, entry.Memory[..length], out ReadOnlyMemory<byte> transaction))
                 {
                     List<BatchWrite> decoded = WalTransaction.Read(transaction);
                     await apply(decoded).ConfigureAwait(false);
@@ -284,7 +285,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             }
             catch (Exception e) when (e is FasterException or FormatException)
             {
-                throw new StoreFileCorruptedException(SegmentPath(entries.NextAddress), $"the write-ahead log entry near address {entries.NextAddress} is damaged ({e.Message})", e);
+                throw new StoreFileCorruptedException(SegmentPathOf(entries.NextAddress), $"the write-ahead log entry near address {entries.NextAddress} is damaged ({e.Message})", e);
             }
             finally
             {
@@ -295,8 +296,12 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         return new WalReplayResult(transactions, writes, assembler.IncompleteCount);
     }
 
+    /// <summary>Gets the path of segment file <paramref name="segment"/> of the log in <paramref name="directory"/>.</summary>
+    public static string SegmentPath(string directory, long segment) =>
+        Path.Combine(directory, $"{SegmentBaseName}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}");
+
     /// <summary>Gets the path of the segment file holding <paramref name="address"/>.</summary>
-    public string SegmentPath(long address) => Path.Combine(_directory, $"{SegmentBaseName}.{address >> _segmentSizeBits}");
+    private string SegmentPathOf(long address) => SegmentPath(_directory, address >> _segmentSizeBits);
 
     /// <summary>Stops the group-commit loop and closes the files. Call after every writer has finished waiting.</summary>
     public async ValueTask DisposeAsync()
