@@ -23,8 +23,8 @@ namespace KeyValueStore.Sessions;
 /// </para>
 /// <para>
 /// Fairness: <see cref="Open"/> counts every waiting writer in before it returns, so the next close waits for them.
-/// Without that, back-to-back checkpoints (Commit rounds, a caller checkpointing in a loop) closed the barrier again
-/// before the woken writers got in, and writers starved.
+/// Without that, back-to-back checkpoints (then Commit mode's checkpoint per commit round; still possible with a caller
+/// checkpointing in a loop) closed the barrier again before the woken writers got in, and writers starved.
 /// </para>
 /// </remarks>
 internal sealed class WriteBarrier

@@ -41,9 +41,13 @@ public class BatchTests
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Commit));
         long checkpointsBefore = store.Checkpointer!.CheckpointCount;
+        long commitsBefore = store.WriteAheadLog!.CommitCount;
+        long tailBefore = store.WriteAheadLog.TailAddress;
 
         await store.ApplyBatchAsync([]);
 
+        Assert.Equal(tailBefore, store.WriteAheadLog.TailAddress);
+        Assert.Equal(commitsBefore, store.WriteAheadLog.CommitCount);
         Assert.Equal(checkpointsBefore, store.Checkpointer.CheckpointCount);
     }
 
