@@ -1,3 +1,5 @@
+using MessagePack;
+
 namespace KeyValueStore;
 
 /// <summary>
@@ -102,4 +104,22 @@ public sealed class MixedStorageKVStoreOptions
     /// in a durable store's manifest: a store must be reopened with the setting it was created with.
     /// </remarks>
     public bool ValueChecksums { get; set; }
+
+    /// <summary>Gets or sets the MessagePack options keys and values are serialized with: the resolver, security and other settings.</summary>
+    /// <value>The default value is <see langword="null"/>, meaning <see cref="MessagePackSerializerOptions.Standard"/>.</value>
+    /// <remarks>
+    /// Their <see cref="MessagePackSerializerOptions.Compression"/> setting is ignored. Keys are never compressed, so equal
+    /// keys always have equal bytes; values are compressed by the store itself (see <see cref="ValueCompressionThresholdBytes"/>).
+    /// A durable store records its key and value types, not these options: reopen it with options that read what they wrote.
+    /// </remarks>
+    public MessagePackSerializerOptions? MessagePackSerializerOptions { get; set; }
+
+    /// <summary>Gets or sets the size of a value's MessagePack encoding at which the store LZ4-compresses it.</summary>
+    /// <value>The default value is 1024 bytes. 0 compresses every value; a negative value compresses none.</value>
+    /// <remarks>
+    /// A compressed value is kept only when it is smaller; incompressible data is stored as it is, at one byte of cost.
+    /// Either way a record must fit in one page uncompressed (see <see cref="PageSizeBits"/>). Reading needs no setting:
+    /// each value records how it was stored, so this can change between opens.
+    /// </remarks>
+    public int ValueCompressionThresholdBytes { get; set; } = 1024;
 }

@@ -234,13 +234,13 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     }
 
     /// <summary>Completes once the entry at <paramref name="address"/> is durable; asks for a group commit if none is under way.</summary>
-    public ValueTask WaitForCommitAsync(long address)
+    public ValueTask WaitForCommitAsync(long address, CancellationToken cancellationToken = default)
     {
         _commitRequested.Writer.TryWrite(true);
 
         // Entries are committed whole, so the commit point passing the entry's first byte means the entry is durable.
         // commitNum 0: wait for the address only, not for commits other writers requested later.
-        return _log.WaitForCommitAsync(address + 1, commitNum: 0);
+        return _log.WaitForCommitAsync(address + 1, commitNum: 0, cancellationToken);
     }
 
     /// <summary>Commits everything appended so far and completes when it is durable.</summary>

@@ -56,15 +56,15 @@ internal sealed class KeyStripeLocks
     }
 
     /// <summary>Waits for the stripe; dispose the result to let the next write of that stripe in.</summary>
-    public ValueTask<Held> EnterAsync(int stripe)
+    public ValueTask<Held> EnterAsync(int stripe, CancellationToken cancellationToken = default)
     {
         SemaphoreSlim semaphore = _stripes[stripe];
-        return semaphore.Wait(0) ? new ValueTask<Held>(new Held(semaphore)) : WaitThenHoldAsync(semaphore);
+        return semaphore.Wait(0) ? new ValueTask<Held>(new Held(semaphore)) : WaitThenHoldAsync(semaphore, cancellationToken);
     }
 
-    private static async ValueTask<Held> WaitThenHoldAsync(SemaphoreSlim semaphore)
+    private static async ValueTask<Held> WaitThenHoldAsync(SemaphoreSlim semaphore, CancellationToken cancellationToken)
     {
-        await semaphore.WaitAsync().ConfigureAwait(false);
+        await semaphore.WaitAsync(cancellationToken).ConfigureAwait(false);
         return new Held(semaphore);
     }
 
@@ -73,14 +73,15 @@ internal sealed class KeyStripeLocks
     /// than one stripe takes them in that order, and a single write holds one, so no two waiters can each hold what the
     /// other waits for.
     /// </summary>
-    public async ValueTask<HeldMany> EnterManyAsync(int[] sortedDistinctStripes)
+    /// <remarks>Cancelled while waiting, it gives back the stripes it already holds.</remarks>
+    public async ValueTask<HeldMany> EnterManyAsync(int[] sortedDistinctStripes, CancellationToken cancellationToken = default)
     {
         int entered = 0;
         try
         {
             for (; entered < sortedDistinctStripes.Length; entered++)
             {
-                await _stripes[sortedDistinctStripes[entered]].WaitAsync().ConfigureAwait(false);
+                await _stripes[sortedDistinctStripes[entered]].WaitAsync(cancellationToken).ConfigureAwait(false);
             }
         }
         catch

@@ -1,3 +1,4 @@
+using System;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -37,7 +38,8 @@ internal sealed class WriteBarrier
     private int _waiting;
 
     /// <summary>Waits until no checkpoint or compaction holds the barrier closed, and counts a write in. Pair with <see cref="ExitWrite"/>.</summary>
-    public ValueTask EnterWriteAsync()
+    /// <param name="cancellationToken">Stops the wait; the write is then not counted in and must not call <see cref="ExitWrite"/>.</param>
+    public ValueTask EnterWriteAsync(CancellationToken cancellationToken = default)
     {
         Interlocked.Increment(ref _writesInFlight);
         if (Volatile.Read(ref _closed) == 0)
@@ -56,7 +58,24 @@ internal sealed class WriteBarrier
 
             // Open counts this writer in for it.
             _waiting++;
-            return new ValueTask(_reopened.Task);
+            return cancellationToken.CanBeCanceled ? WaitForOpenAsync(_reopened.Task, cancellationToken) : new ValueTask(_reopened.Task);
+        }
+    }
+
+    /// <summary>
+    /// Waits for <see cref="Open"/> unless cancelled first. <see cref="Open"/> counts every waiter in, a cancelled one too,
+    /// so a cancelled waiter counts itself out once it is admitted; otherwise the next close would wait for it forever.
+    /// </summary>
+    private async ValueTask WaitForOpenAsync(Task reopened, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await reopened.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            _ = reopened.ContinueWith(static (_, barrier) => ((WriteBarrier)barrier!).ExitWrite(), this, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            throw;
         }
     }
 

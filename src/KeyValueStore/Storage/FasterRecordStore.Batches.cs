@@ -46,7 +46,7 @@ internal sealed partial class FasterRecordStore
         }
 
         // The session, the stripes and the write admission are given back first: waiting for the flush holds none.
-        await AfterWriteAsync(walAddress).ConfigureAwait(false);
+        await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -90,8 +90,35 @@ internal sealed partial class FasterRecordStore
 
         if (written > 0)
         {
-            await AfterWriteAsync(walAddress).ConfigureAwait(false);
+            await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
         }
+    }
+
+    /// <summary>Reads several keys as of one moment, each decoded by <paramref name="decoder"/>: no batch is seen in part.</summary>
+    public async ValueTask<(bool Found, T Value)[]> ReadManyAsync<T>(IReadOnlyList<ReadOnlyMemory<byte>> keys, IValueDecoder<T> decoder, CancellationToken cancellationToken = default)
+    {
+        (bool Found, PooledBuffer Value)[] read = await ReadManyAsync(keys, cancellationToken).ConfigureAwait(false);
+        var decoded = new (bool Found, T Value)[read.Length];
+        int next = 0;
+        try
+        {
+            for (; next < read.Length; next++)
+            {
+                decoded[next] = Decode(read[next], decoder);
+            }
+        }
+        catch
+        {
+            // Decode gave back the buffer it failed on; the ones after it were never handed to it.
+            for (next++; next < read.Length; next++)
+            {
+                read[next].Value.Return();
+            }
+
+            throw;
+        }
+
+        return decoded;
     }
 
     /// <summary>Reads several keys as of one moment: no batch is seen in part. Each found value is a pooled buffer to return.</summary>
@@ -99,7 +126,7 @@ internal sealed partial class FasterRecordStore
     {
         using OperationGate.Admission admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
-        using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+        using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var results = new (bool Found, PooledBuffer Value)[keys.Count];
         try
@@ -131,11 +158,11 @@ internal sealed partial class FasterRecordStore
     /// </summary>
     private async ValueTask<BatchScope> EnterBatchAsync(int[] stripes, CancellationToken cancellationToken)
     {
-        WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
+        WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
         KeyStripeLocks.HeldMany held = default;
         try
         {
-            held = await _keyStripes.EnterManyAsync(stripes).ConfigureAwait(false);
+            held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
             SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             return new BatchScope(write, held, lease);
         }

@@ -112,6 +112,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     public FasterKV<SpanByte, SpanByte> FasterKV { get; }
 
+    /// <summary>Gets whether disposal has begun; every operation from then on throws <see cref="ObjectDisposedException"/>.</summary>
+    public bool IsDisposed => _gate.IsClosed;
+
     /// <summary>Gets the compactor; its timer runs when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set.</summary>
     public LogCompactor Compactor { get; }
 
@@ -150,8 +153,8 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         {
             // One async method from admission to completion: a nested async helper would add a state-machine
             // allocation to every operation that waits (for a session, for the disk).
-            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false);
-            using KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false);
+            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
+            using KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
             using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
@@ -174,7 +177,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             }
         }
 
-        await AfterWriteAsync(walAddress).ConfigureAwait(false);
+        await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
@@ -185,6 +188,42 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
         return OpenReadResult(key.Span, result);
+    }
+
+    /// <summary>
+    /// Reads a key and hands its value to <paramref name="decoder"/> while the pooled copy of it is still held; the copy
+    /// goes back to the pool before this returns, so no caller ever holds it.
+    /// </summary>
+    /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
+    public async ValueTask<(bool Found, T Value)> ReadAsync<T>(ReadOnlyMemory<byte> key, IValueDecoder<T> decoder, CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        (bool found, PooledBuffer value) read;
+        using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
+            read = OpenReadResult(key.Span, result);
+        }
+
+        return Decode(read, decoder);
+    }
+
+    /// <summary>Decodes a read's pooled value, if any, and gives the buffer back whatever the decoder does.</summary>
+    private static (bool Found, T Value) Decode<T>((bool Found, PooledBuffer Value) read, IValueDecoder<T> decoder)
+    {
+        if (!read.Found)
+        {
+            return (false, default!);
+        }
+
+        try
+        {
+            return (true, decoder.Decode(read.Value.Memory));
+        }
+        finally
+        {
+            read.Value.Return();
+        }
     }
 
     /// <summary>Turns a completed read into (found, value), checking the value's checksum when the store keeps them.</summary>
@@ -215,8 +254,8 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
         long walAddress = 0;
-        using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes).ConfigureAwait(false))
-        using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false))
+        using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false))
+        using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
             var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
@@ -235,7 +274,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         // The session, the key's stripe and the write barrier are given back first: waiting for the flush holds none.
         if (found)
         {
-            await AfterWriteAsync(walAddress).ConfigureAwait(false);
+            await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
         }
 
         return found;
@@ -249,15 +288,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     }
 
     /// <summary>Takes a checkpoint of a durable store now; completes when everything written before the call is on disk.</summary>
-    /// <exception cref="InvalidOperationException">The store is not durable.</exception>
+    /// <exception cref="StoreNotDurableException">The store is not durable.</exception>
     public async Task CheckpointAsync(CancellationToken cancellationToken = default)
     {
         using OperationGate.Admission admission = _gate.Enter(this);
         if (_checkpointer is null)
         {
-            throw new InvalidOperationException(
-                $"This store's {nameof(MixedStorageKVStoreOptions.Durability)} is {nameof(DurabilityMode.None)}, so it takes no checkpoints. "
-                + $"Create it with {nameof(DurabilityMode.Checkpoint)} or {nameof(DurabilityMode.Commit)} durability to checkpoint it.");
+            throw new StoreNotDurableException();
         }
 
         await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
@@ -265,9 +302,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Tells the checkpointer a write completed and, in Commit mode, waits until the write-ahead log has committed the
-    /// entry at <paramref name="walAddress"/>.
+    /// entry at <paramref name="walAddress"/>. The write has happened by then: cancelling this wait stops the caller
+    /// waiting, not the write, which becomes durable with the next group commit.
     /// </summary>
-    private ValueTask AfterWriteAsync(long walAddress)
+    private ValueTask AfterWriteAsync(long walAddress, CancellationToken cancellationToken)
     {
         if (_checkpointer is null)
         {
@@ -285,7 +323,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             _checkpointer.RequestCheckpointForLogSize();
         }
 
-        return _writeAheadLog.WaitForCommitAsync(walAddress);
+        return _writeAheadLog.WaitForCommitAsync(walAddress, cancellationToken);
     }
 
     /// <summary>
@@ -338,9 +376,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             _barrier = barrier;
         }
 
-        public static async ValueTask<WriteAdmission> EnterAsync(WriteBarrier barrier)
+        public static async ValueTask<WriteAdmission> EnterAsync(WriteBarrier barrier, CancellationToken cancellationToken)
         {
-            await barrier.EnterWriteAsync().ConfigureAwait(false);
+            await barrier.EnterWriteAsync(cancellationToken).ConfigureAwait(false);
             return new WriteAdmission(barrier);
         }
 
@@ -348,7 +386,8 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     }
 
     /// <summary>FASTER cannot place a record larger than a page; checked here because FASTER's own check fires deep inside allocation.</summary>
-    private void EnsureRecordFits(int keyLength, int valueLength)
+    /// <exception cref="RecordTooLargeException">The record does not fit in a page.</exception>
+    internal void EnsureRecordFits(int keyLength, int valueLength)
     {
         long recordSize = PinnedRecord.SizeInLog(keyLength, valueLength + (_valueChecksums ? ValueChecksum.Size : 0));
         if (recordSize > _pageSizeBytes)

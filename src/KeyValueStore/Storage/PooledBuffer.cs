@@ -21,6 +21,8 @@ internal struct PooledBuffer
 
     public readonly ReadOnlySpan<byte> Span => _array is null ? ReadOnlySpan<byte>.Empty : _array.AsSpan(0, Length);
 
+    public readonly ReadOnlyMemory<byte> Memory => _array is null ? ReadOnlyMemory<byte>.Empty : _array.AsMemory(0, Length);
+
     public static PooledBuffer CopyOf(ReadOnlySpan<byte> source)
     {
         byte[] array = ArrayPool<byte>.Shared.Rent(Math.Max(source.Length, 1));

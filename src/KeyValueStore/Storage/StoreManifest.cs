@@ -100,8 +100,8 @@ internal sealed record StoreManifest(
             throw new StoreManifestMismatchException(path, nameof(FormatVersion), Text(FormatVersion), $"format {CurrentFormatVersion}, the only one this version of the library reads");
         }
 
-        Check(nameof(KeyType), KeyType, requested.KeyType);
-        Check(nameof(ValueType), ValueType, requested.ValueType);
+        // Both types in one message: a store opened with the wrong type pair needs to know the right pair, not half of it.
+        Check("key and value types", $"<{KeyType}, {ValueType}>", $"<{requested.KeyType}, {requested.ValueType}>");
         Check(nameof(Serialization), Serialization, requested.Serialization);
         Check(nameof(MixedStorageKVStoreOptions.ValueChecksums), Text(ValueChecksums), Text(requested.ValueChecksums));
         Check(nameof(MixedStorageKVStoreOptions.PageSizeBits), Text(PageSizeBits), Text(requested.PageSizeBits));

@@ -35,16 +35,19 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.PageSizeBits)} is {options.PageSizeBits}; use {MinPageSizeBits} (512-byte pages, one disk sector) to {MaxPageSizeBits}.");
         }
 
-        if (options.MemorySizeBits > MaxMemorySizeBits || (pageSizeValid && options.MemorySizeBits < options.PageSizeBits + 1))
+        // Checked against the smallest valid page when the page size is itself invalid, so that a value wrong whatever
+        // the page size is reported in the same exception.
+        int pageSizeBits = pageSizeValid ? options.PageSizeBits : MinPageSizeBits;
+        if (options.MemorySizeBits > MaxMemorySizeBits || options.MemorySizeBits < pageSizeBits + 1)
         {
             problems.Add($"{Name}.{nameof(options.MemorySizeBits)} is {options.MemorySizeBits}; the log needs at least two pages in memory, so use "
-                + $"{(pageSizeValid ? options.PageSizeBits + 1 : MinPageSizeBits + 1)} ({nameof(options.PageSizeBits)} + 1) to {MaxMemorySizeBits}.");
+                + $"{pageSizeBits + 1} ({nameof(options.PageSizeBits)} + 1) to {MaxMemorySizeBits}.");
         }
 
-        if (options.SegmentSizeBits > MaxSegmentSizeBits || (pageSizeValid && options.SegmentSizeBits < options.PageSizeBits))
+        if (options.SegmentSizeBits > MaxSegmentSizeBits || options.SegmentSizeBits < pageSizeBits)
         {
             problems.Add($"{Name}.{nameof(options.SegmentSizeBits)} is {options.SegmentSizeBits}; a segment must hold at least one page, so use "
-                + $"{(pageSizeValid ? options.PageSizeBits : MinPageSizeBits)} ({nameof(options.PageSizeBits)}) to {MaxSegmentSizeBits}.");
+                + $"{pageSizeBits} ({nameof(options.PageSizeBits)}) to {MaxSegmentSizeBits}.");
         }
 
         if (options.SessionPoolSize is < 1 or > MaxSessionPoolSize)

@@ -49,7 +49,7 @@ public class ManifestAndLockTests
         var error = Assert.Throws<StoreManifestMismatchException>(() =>
             new FasterRecordStore(settings, NullLogger.Instance, format: new RecordFormat("System.String", "System.Byte[]", "none")));
 
-        Assert.Equal("KeyType", error.Setting);
+        Assert.Equal("key and value types", error.Setting);
         Assert.Equal("System.Byte[]", error.StoredValue);
         Assert.Equal("System.String", error.RequestedValue);
     }

@@ -95,12 +95,12 @@ public class RecoveryTests
     }
 
     [Fact]
-    public async Task CheckpointAsync_OnAScratchStore_ThrowsInvalidOperation_AndTheStoreStaysUsable()
+    public async Task CheckpointAsync_OnAScratchStore_ThrowsStoreNotDurable_AndTheStoreStaysUsable()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
 
-        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => store.CheckpointAsync());
+        var error = await Assert.ThrowsAsync<StoreNotDurableException>(() => store.CheckpointAsync());
 
         Assert.Contains(nameof(DurabilityMode.Checkpoint), error.Message, StringComparison.Ordinal);
         await store.UpsertAsync(Key(1), Value(1, 1));

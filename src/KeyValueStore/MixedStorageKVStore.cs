@@ -1,0 +1,356 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Serialization;
+using KeyValueStore.Storage;
+using MessagePack;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore;
+
+/// <summary>
+/// An embedded key-value store of typed keys and values on Microsoft FASTER's hybrid log: recent records in memory,
+/// older ones in segment files on disk, any number of concurrent callers. Keys and values are serialized with
+/// MessagePack; values of at least <see cref="MixedStorageKVStoreOptions.ValueCompressionThresholdBytes"/> are
+/// LZ4-compressed. <see cref="MixedStorageKVStoreOptions.Durability"/> decides what survives a restart or a crash.
+/// </summary>
+/// <remarks>
+/// This type validates its arguments, serializes, and delegates to the engine; it holds no state of its own beyond
+/// the serializers. Dispose it (preferably with <see cref="DisposeAsync"/>) to flush a durable store and release its files.
+/// </remarks>
+/// <typeparam name="TKey">The key type; MessagePack must be able to serialize it. Prefer immutable types.</typeparam>
+/// <typeparam name="TValue">The value type; MessagePack must be able to serialize it.</typeparam>
+public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TValue>
+{
+    private readonly FasterRecordStore _engine;
+    private readonly KeyEncoder<TKey> _keys;
+    private readonly ValueCodec<TValue> _values;
+
+    /// <summary>
+    /// Creates a store and, for a durable store whose directory holds one, recovers it synchronously on the calling
+    /// thread. Services should prefer <see cref="OpenAsync"/>, which recovers without blocking the caller.
+    /// </summary>
+    /// <param name="mixedStorageKVStoreOptions">The options; the defaults when null.</param>
+    /// <param name="logger">Receives the store's log events (compaction, checkpoints, recovery); none when null.</param>
+    /// <param name="fasterKVStore">
+    /// A FasterKV built by the caller, who keeps owning it and its device; the store then builds none and takes no
+    /// checkpoints (its durability must be <see cref="DurabilityMode.None"/>). Set <see cref="MixedStorageKVStoreOptions.PageSizeBits"/>
+    /// to its page size.
+    /// </param>
+    /// <exception cref="InvalidStoreOptionsException">The options are invalid; every problem is listed and nothing touched the disk.</exception>
+    /// <exception cref="SerializationFailedException">MessagePack cannot serialize <typeparamref name="TKey"/> or <typeparamref name="TValue"/>.</exception>
+    /// <exception cref="StoreManifestMismatchException">The directory holds a store of other types or settings.</exception>
+    /// <exception cref="StoreFileCorruptedException">A file of the store to recover is damaged; nothing was changed.</exception>
+    /// <exception cref="StoreLockedException">Another store has the same files open.</exception>
+    /// <exception cref="LogDirectoryUnavailableException">The log directory cannot be created or written to.</exception>
+    public MixedStorageKVStore(
+        MixedStorageKVStoreOptions? mixedStorageKVStoreOptions = null,
+        ILogger<MixedStorageKVStore<TKey, TValue>>? logger = null,
+        FasterKV<SpanByte, SpanByte>? fasterKVStore = null)
+        : this(mixedStorageKVStoreOptions, logger, fasterKVStore, timeProvider: null)
+    {
+    }
+
+    /// <summary>Creates a store whose compaction and checkpoint timers run on <paramref name="timeProvider"/>; for tests.</summary>
+    internal MixedStorageKVStore(MixedStorageKVStoreOptions? options, ILogger? logger, FasterKV<SpanByte, SpanByte>? fasterKVStore, TimeProvider? timeProvider)
+    {
+        options ??= new MixedStorageKVStoreOptions();
+        StoreSettings settings = StoreSettingsValidator.Validate(options);
+        MessagePackSerializerOptions serializerOptions = options.MessagePackSerializerOptions ?? MessagePackSerializerOptions.Standard;
+        _keys = new KeyEncoder<TKey>(serializerOptions);
+        _values = new ValueCodec<TValue>(serializerOptions, options.ValueCompressionThresholdBytes, (int)Math.Min(int.MaxValue, settings.PageSizeBytes));
+        logger ??= NullLogger.Instance;
+        _engine = fasterKVStore is null
+            ? new FasterRecordStore(settings, logger, timeProvider, TypedRecordFormat.For<TKey, TValue>())
+            : new FasterRecordStore(fasterKVStore, settings, logger, timeProvider);
+    }
+
+    /// <summary>Gets the FasterKV the store runs on. Use it to inspect FASTER; writing through it bypasses the store's locks.</summary>
+    public FasterKV<SpanByte, SpanByte> FasterKV => _engine.FasterKV;
+
+    /// <summary>Internal for tests and tools: the engine under this store.</summary>
+    internal FasterRecordStore Engine => _engine;
+
+    /// <summary>
+    /// Opens a store, recovering a durable one, on the thread pool: the caller's thread is not blocked while files are
+    /// checked and the log is replayed. The recommended way to open a store in a service.
+    /// </summary>
+    /// <param name="options">The options; the defaults when null.</param>
+    /// <param name="logger">Receives the store's log events; none when null.</param>
+    /// <param name="cancellationToken">Cancels the open before recovery starts; recovery, once started, runs to the end.</param>
+    /// <returns>The open store.</returns>
+    /// <exception cref="InvalidStoreOptionsException">The options are invalid; every problem is listed and nothing touched the disk.</exception>
+    /// <exception cref="SerializationFailedException">MessagePack cannot serialize <typeparamref name="TKey"/> or <typeparamref name="TValue"/>.</exception>
+    /// <exception cref="StoreManifestMismatchException">The directory holds a store of other types or settings.</exception>
+    /// <exception cref="StoreFileCorruptedException">A file of the store to recover is damaged; nothing was changed.</exception>
+    /// <exception cref="StoreLockedException">Another store has the same files open.</exception>
+    public static async ValueTask<MixedStorageKVStore<TKey, TValue>> OpenAsync(
+        MixedStorageKVStoreOptions? options = null,
+        ILogger<MixedStorageKVStore<TKey, TValue>>? logger = null,
+        CancellationToken cancellationToken = default)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        return await Task.Run(() => new MixedStorageKVStore<TKey, TValue>(options, logger, fasterKVStore: null, timeProvider: null), cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        RentedBytes keyBytes = _keys.Encode(key);
+        RentedBytes valueBytes = default;
+        try
+        {
+            valueBytes = EncodeValue(keyBytes.Length, value);
+            await _engine.UpsertAsync(keyBytes.Memory, valueBytes.Memory, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            keyBytes.Return();
+            valueBytes.Return();
+        }
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        RentedBytes keyBytes = _keys.Encode(key);
+        try
+        {
+            (bool found, TValue value) = await _engine.ReadAsync(keyBytes.Memory, _values, cancellationToken).ConfigureAwait(false);
+            return found ? new ReadResult<TValue>(RecordStatus.Found, value) : default;
+        }
+        finally
+        {
+            keyBytes.Return();
+        }
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask<RecordStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        RentedBytes keyBytes = _keys.Encode(key);
+        try
+        {
+            return await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false) ? RecordStatus.Found : RecordStatus.NotFound;
+        }
+        finally
+        {
+            keyBytes.Return();
+        }
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask ApplyBatchAsync(WriteBatch<TKey, TValue> batch, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(batch);
+        ThrowIfDisposed();
+        using EncodedBatch encoded = EncodeBatch(batch);
+        await _engine.ApplyBatchAsync(encoded.Writes, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask<IReadOnlyList<ReadResult<TValue>>> ReadManyAsync(IReadOnlyList<TKey> keys, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        ThrowIfDisposed();
+        using EncodedKeys encoded = EncodeKeys(keys);
+        (bool Found, TValue Value)[] read = await _engine.ReadManyAsync(encoded.Keys, _values, cancellationToken).ConfigureAwait(false);
+        var results = new ReadResult<TValue>[read.Length];
+        for (int i = 0; i < read.Length; i++)
+        {
+            results[i] = read[i].Found ? new ReadResult<TValue>(RecordStatus.Found, read[i].Value) : default;
+        }
+
+        return results;
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask UpdateManyAsync(
+        IReadOnlyList<TKey> keys,
+        Action<IReadOnlyList<ReadResult<TValue>>, WriteBatch<TKey, TValue>> update,
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        ArgumentNullException.ThrowIfNull(update);
+        ThrowIfDisposed();
+        using EncodedKeys encoded = EncodeKeys(keys);
+        EncodedBatch written = default;
+        try
+        {
+            await _engine.UpdateManyAsync(
+                encoded.Keys,
+                current =>
+                {
+                    var results = new ReadResult<TValue>[current.Count];
+                    for (int i = 0; i < current.Count; i++)
+                    {
+                        results[i] = current[i] is byte[] stored ? new ReadResult<TValue>(RecordStatus.Found, _values.Decode(stored)) : default;
+                    }
+
+                    var batch = new WriteBatch<TKey, TValue>();
+                    update(results, batch);
+                    written = EncodeBatch(batch);
+                    return written.Writes;
+                },
+                cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            written.Dispose();
+        }
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask<CompactionSummary> CompactAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        Compaction.CompactionResult result = await _engine.CompactAsync(cancellationToken).ConfigureAwait(false);
+        return new CompactionSummary(result.Compacted, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed);
+    }
+
+    /// <inheritdoc/>
+    /// <exception cref="StoreNotDurableException">The store's durability is <see cref="DurabilityMode.None"/>.</exception>
+    public async ValueTask CheckpointAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        await _engine.CheckpointAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Waits for the operations in flight, takes a durable store's last checkpoint, and releases FASTER and the files
+    /// (deleting them when <see cref="MixedStorageKVStoreOptions.DeleteLogOnClose"/> is set). Idempotent; every later call
+    /// of any other member throws <see cref="ObjectDisposedException"/>.
+    /// </summary>
+    public ValueTask DisposeAsync() => _engine.DisposeAsync();
+
+    /// <summary>Disposes the store synchronously; see <see cref="DisposeAsync"/>.</summary>
+    public void Dispose() => _engine.Dispose();
+
+    /// <summary>Serializes a value and checks, before compressing it, that the record fits in a page uncompressed.</summary>
+    private RentedBytes EncodeValue(int keyLength, TValue value)
+    {
+        RentedBytes plain = _values.EncodePlain(value);
+        try
+        {
+            // Uncompressed, so that every stored value decompresses to at most a page: the cap a reader checks.
+            _engine.EnsureRecordFits(keyLength, plain.Length);
+        }
+        catch
+        {
+            plain.Return();
+            throw;
+        }
+
+        return _values.CompressIfWorthwhile(plain);
+    }
+
+    private EncodedKeys EncodeKeys(IReadOnlyList<TKey> keys)
+    {
+        var encoded = new EncodedKeys(keys.Count);
+        try
+        {
+            for (int i = 0; i < keys.Count; i++)
+            {
+                encoded.Add(_keys.Encode(keys[i]));
+            }
+        }
+        catch
+        {
+            encoded.Dispose();
+            throw;
+        }
+
+        return encoded;
+    }
+
+    private EncodedBatch EncodeBatch(WriteBatch<TKey, TValue> batch)
+    {
+        IReadOnlyList<WriteBatch<TKey, TValue>.Write> writes = batch.Writes;
+        var encoded = new EncodedBatch(writes.Count);
+        try
+        {
+            for (int i = 0; i < writes.Count; i++)
+            {
+                RentedBytes key = _keys.Encode(writes[i].Key);
+                encoded.Hold(key);
+                if (writes[i].IsDelete)
+                {
+                    encoded.Add(BatchWrite.Delete(key.Memory));
+                    continue;
+                }
+
+                RentedBytes value = EncodeValue(key.Length, writes[i].Value!);
+                encoded.Hold(value);
+                encoded.Add(BatchWrite.Upsert(key.Memory, value.Memory));
+            }
+        }
+        catch
+        {
+            encoded.Dispose();
+            throw;
+        }
+
+        return encoded;
+    }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_engine.IsDisposed, this);
+
+    /// <summary>Serialized keys for a multi-key call, given back together.</summary>
+    private readonly struct EncodedKeys(int count) : IDisposable
+    {
+        private readonly List<RentedBytes> _rented = new(count);
+        private readonly List<ReadOnlyMemory<byte>> _keys = new(count);
+
+        public IReadOnlyList<ReadOnlyMemory<byte>> Keys => _keys;
+
+        public void Add(RentedBytes key)
+        {
+            _rented.Add(key);
+            _keys.Add(key.Memory);
+        }
+
+        public void Dispose()
+        {
+            foreach (RentedBytes key in _rented)
+            {
+                key.Return();
+            }
+
+            _rented.Clear();
+        }
+    }
+
+    /// <summary>A batch's serialized writes and the pooled bytes behind them, given back together.</summary>
+    private readonly struct EncodedBatch(int count) : IDisposable
+    {
+        private readonly List<RentedBytes> _rented = new(count * 2);
+        private readonly List<BatchWrite> _writes = new(count);
+
+        public IReadOnlyList<BatchWrite> Writes => _writes;
+
+        public void Hold(RentedBytes bytes) => _rented.Add(bytes);
+
+        public void Add(BatchWrite write) => _writes.Add(write);
+
+        public void Dispose()
+        {
+            if (_rented is null)
+            {
+                return;
+            }
+
+            foreach (RentedBytes bytes in _rented)
+            {
+                bytes.Return();
+            }
+
+            _rented.Clear();
+        }
+    }
+}

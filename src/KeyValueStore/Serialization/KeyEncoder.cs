@@ -1,0 +1,35 @@
+using System;
+using MessagePack;
+
+namespace KeyValueStore.Serialization;
+
+/// <summary>
+/// Serializes keys into their canonical bytes: MessagePack with the user's resolver and settings but never compressed,
+/// so equal keys always give equal bytes (the bytes are what FASTER hashes and compares).
+/// </summary>
+internal sealed class KeyEncoder<TKey>
+{
+    private readonly MessagePackSerializerOptions _options;
+
+    /// <exception cref="SerializationFailedException">MessagePack has no formatter for <typeparamref name="TKey"/>.</exception>
+    public KeyEncoder(MessagePackSerializerOptions options)
+    {
+        _options = options.WithCompression(MessagePackCompression.None);
+        MessagePackEncoding.EnsureFormatterExists<TKey>(_options, "key");
+    }
+
+    /// <summary>Serializes <paramref name="key"/> into pooled bytes the caller returns.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
+    /// <exception cref="SerializationFailedException">MessagePack failed to serialize the key.</exception>
+    public RentedBytes Encode(TKey key)
+    {
+        if (key is null)
+        {
+            throw new ArgumentNullException(nameof(key), "A key cannot be null: the store finds records by the bytes of their keys.");
+        }
+
+        PooledBufferWriter writer = PooledBufferWriter.Take();
+        MessagePackEncoding.Serialize(writer, key, _options, "key");
+        return writer.Detach();
+    }
+}

@@ -1,0 +1,76 @@
+using System;
+using System.Buffers;
+using KeyValueStore.Storage;
+using MessagePack;
+
+namespace KeyValueStore.Serialization;
+
+/// <summary>
+/// Turns values into stored bytes and back: MessagePack inside a <see cref="ValueEnvelope"/>, LZ4-compressed when the
+/// payload is at least the store's compression threshold and compression makes it smaller.
+/// </summary>
+/// <remarks>
+/// MessagePack's own compression option is switched off: the envelope compresses instead, once, after a size check
+/// against the page, and records the decompressed length so a reader can check it before allocating.
+/// </remarks>
+internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
+{
+    private readonly MessagePackSerializerOptions _options;
+    private readonly int _compressionThreshold;
+    private readonly int _maxPayloadLength;
+
+    /// <param name="options">The user's MessagePack options; their compression setting is ignored.</param>
+    /// <param name="compressionThreshold">Payloads of at least this many bytes are compressed; negative: none are.</param>
+    /// <param name="maxPayloadLength">The largest payload a record can hold: a decompressed length above it is damage.</param>
+    /// <exception cref="SerializationFailedException">MessagePack has no formatter for <typeparamref name="TValue"/>.</exception>
+    public ValueCodec(MessagePackSerializerOptions options, int compressionThreshold, int maxPayloadLength)
+    {
+        _options = options.WithCompression(MessagePackCompression.None);
+        _compressionThreshold = compressionThreshold;
+        _maxPayloadLength = maxPayloadLength;
+        MessagePackEncoding.EnsureFormatterExists<TValue>(_options, "value");
+    }
+
+    /// <summary>
+    /// Serializes <paramref name="value"/> into an uncompressed envelope. The caller checks that it fits in a page
+    /// (so that every value decompresses to at most a page), then calls <see cref="CompressIfWorthwhile"/>.
+    /// </summary>
+    /// <exception cref="SerializationFailedException">MessagePack failed to serialize the value.</exception>
+    public RentedBytes EncodePlain(TValue value)
+    {
+        PooledBufferWriter writer = PooledBufferWriter.Take();
+        ValueEnvelope.WritePlainHeader(writer);
+        MessagePackEncoding.Serialize(writer, value, _options, "value");
+        return writer.Detach();
+    }
+
+    /// <summary>Replaces a plain envelope with its compressed form when its payload reaches the threshold and LZ4 shrinks it.</summary>
+    public RentedBytes CompressIfWorthwhile(RentedBytes plain)
+    {
+        int payloadLength = plain.Length - ValueEnvelope.PlainHeaderSize;
+        if (_compressionThreshold < 0 || payloadLength < _compressionThreshold || !ValueEnvelope.TryCompress(plain.Memory.Span, out RentedBytes compressed))
+        {
+            return plain;
+        }
+
+        plain.Return();
+        return compressed;
+    }
+
+    /// <exception cref="ValueCorruptedException">The stored bytes are not a value of this store.</exception>
+    public TValue Decode(ReadOnlyMemory<byte> stored)
+    {
+        ReadOnlyMemory<byte> payload = ValueEnvelope.Open(stored, _maxPayloadLength, out byte[]? rented);
+        try
+        {
+            return MessagePackEncoding.Deserialize<TValue>(payload, _options);
+        }
+        finally
+        {
+            if (rented is not null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+    }
+}
