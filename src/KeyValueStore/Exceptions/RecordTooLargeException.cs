@@ -10,7 +10,7 @@ public sealed class RecordTooLargeException : KeyValueStoreException
     internal RecordTooLargeException(long recordSizeBytes, long pageSizeBytes)
         : base($"The record needs {recordSizeBytes} bytes in the log, but a log page holds {pageSizeBytes} bytes. "
             + $"Raise {nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.PageSizeBits)} "
-            + "so that 2^PageSizeBits is at least the record size, or store a smaller value.")
+            + "so that 2^PageSizeBits is at least the record size, or store a smaller key or value.")
     {
         RecordSizeBytes = recordSizeBytes;
         PageSizeBytes = pageSizeBytes;

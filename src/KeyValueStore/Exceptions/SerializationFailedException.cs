@@ -9,8 +9,10 @@ namespace KeyValueStore;
 /// <remarks>Nothing is written; the store stays usable and keeps everything already stored.</remarks>
 public sealed class SerializationFailedException : KeyValueStoreException
 {
-    internal SerializationFailedException(Type type, string role, Exception innerException)
-        : base($"MessagePack cannot serialize the {role} type {type.FullName ?? type.Name}: {innerException.Message} "
+    internal SerializationFailedException(Type type, string role, Exception innerException, Type? instanceType = null)
+        : base($"MessagePack cannot serialize the {role} type {type.FullName ?? type.Name}"
+            + (instanceType is not null && instanceType != type ? $" (this instance is a {instanceType.FullName ?? instanceType.Name})" : "")
+            + $": {innerException.GetBaseException().Message} "
             + "Annotate the type with [MessagePackObject] and give each member a [Key], or set "
             + $"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.MessagePackSerializerOptions)} to options whose resolver "
             + "handles it (for example MessagePack.Resolvers.ContractlessStandardResolver). Nothing was written.", innerException)

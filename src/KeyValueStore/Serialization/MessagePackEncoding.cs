@@ -33,7 +33,7 @@ internal static class MessagePackEncoding
         catch (MessagePackSerializationException e)
         {
             writer.Abandon();
-            throw new SerializationFailedException(typeof(T), role, e);
+            throw new SerializationFailedException(typeof(T), role, e, value?.GetType());
         }
         catch
         {

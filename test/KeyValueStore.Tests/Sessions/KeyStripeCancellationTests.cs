@@ -1,0 +1,48 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Sessions;
+
+namespace KeyValueStore.Tests.Sessions;
+
+/// <summary>Writers waiting for a key's stripe can give up without holding or leaking it.</summary>
+public class KeyStripeCancellationTests
+{
+    [Fact]
+    public async Task AWriterCancelledWhileAnotherHoldsTheStripe_Throws_AndTheStripeIsFreeOnceReleased()
+    {
+        var stripes = new KeyStripeLocks(indexBuckets: 16);
+        int stripe = stripes.StripeOf([1, 2, 3]);
+        KeyStripeLocks.Held held = await stripes.EnterAsync(stripe);
+        using var cancellation = new CancellationTokenSource();
+        ValueTask<KeyStripeLocks.Held> waiting = stripes.EnterAsync(stripe, cancellation.Token);
+        Assert.False(waiting.IsCompleted);
+
+        cancellation.Cancel();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await waiting);
+        held.Dispose();
+
+        ValueTask<KeyStripeLocks.Held> next = stripes.EnterAsync(stripe);
+        Assert.True(next.IsCompleted, "the cancelled writer took nothing");
+        (await next).Dispose();
+    }
+
+    [Fact]
+    public async Task ABatchCancelledWhileWaitingForItsSecondStripe_GivesBackTheFirst()
+    {
+        var stripes = new KeyStripeLocks(indexBuckets: 16);
+        int[] both = [0, 1];
+        KeyStripeLocks.Held second = await stripes.EnterAsync(1);
+        using var cancellation = new CancellationTokenSource();
+        ValueTask<KeyStripeLocks.HeldMany> waiting = stripes.EnterManyAsync(both, cancellation.Token);
+        Assert.False(waiting.IsCompleted);
+
+        cancellation.Cancel();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await waiting);
+
+        ValueTask<KeyStripeLocks.Held> first = stripes.EnterAsync(0);
+        Assert.True(first.IsCompleted, "the cancelled batch gave back the stripe it held");
+        (await first).Dispose();
+        second.Dispose();
+    }
+}
