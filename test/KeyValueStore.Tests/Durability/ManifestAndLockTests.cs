@@ -50,8 +50,8 @@ public class ManifestAndLockTests
             new FasterRecordStore(settings, NullLogger.Instance, format: new RecordFormat("System.String", "System.Byte[]", "none")));
 
         Assert.Equal("key and value types", error.Setting);
-        Assert.Equal("System.Byte[]", error.StoredValue);
-        Assert.Equal("System.String", error.RequestedValue);
+        Assert.Equal("<System.Byte[], System.Byte[]>", error.StoredValue);
+        Assert.Equal("<System.String, System.Byte[]>", error.RequestedValue);
     }
 
     [Fact]
