@@ -47,7 +47,7 @@ collect() {
     local ids="$1" out="$2" log="$work/build.log"
     # The file logger neither wraps lines nor summarises; warnings stay warnings so one run reports all.
     if ! dotnet build "$project" -c Release --no-incremental -nologo -tl:off -v:q \
-        -p:TreatWarningsAsErrors=false -p:ContinuousIntegrationBuild=false \
+        -p:TreatWarningsAsErrors=false \
         -flp:"logfile=$log;verbosity=quiet" > "$work/console.log" 2>&1; then
         # Errors other than the analyzer's mean the code does not compile: nothing to learn from it.
         if grep -E ': error ' "$log" | grep -qvE "error ($ids):"; then

@@ -36,6 +36,7 @@ global_packages="$(dotnet nuget locals global-packages --list | sed -n 's/^globa
 [[ -n "$global_packages" ]] || fail "could not find NuGet's global packages folder (dotnet nuget locals global-packages --list)"
 cleanup() {
     rm -rf "$work" "$global_packages/keyvaluestore/$version"
+    rmdir "$global_packages/keyvaluestore" 2>/dev/null || true
 }
 trap cleanup EXIT
 
