@@ -1,0 +1,105 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Threading.Tasks;
+using KeyValueStore;
+using MessagePack;
+
+namespace KeyValueStore.PackageConsumer;
+
+/// <summary>A value type a user would store: a MessagePack object with keyed members.</summary>
+[MessagePackObject]
+public sealed record Order
+{
+    /// <summary>Gets the customer's name.</summary>
+    [Key(0)]
+    public string Customer { get; init; } = string.Empty;
+
+    /// <summary>Gets how many items were ordered.</summary>
+    [Key(1)]
+    public int Quantity { get; init; }
+
+    /// <summary>Gets the price of one item.</summary>
+    [Key(2)]
+    public decimal UnitPrice { get; init; }
+}
+
+/// <summary>
+/// Opens a checkpointed store from the package, writes, reads back, closes, reopens and reads again.
+/// Exits 0 when every read matches what was written, 1 otherwise.
+/// </summary>
+public static class Program
+{
+    private static readonly Dictionary<string, Order> Expected = new()
+    {
+        ["order-1"] = new Order { Customer = "Ada", Quantity = 3, UnitPrice = 9.99m },
+        ["order-2"] = new Order { Customer = "Grace", Quantity = 1, UnitPrice = 120m },
+        ["order-3"] = new Order { Customer = "Edsger", Quantity = 42, UnitPrice = 0.5m },
+    };
+
+    public static async Task<int> Main()
+    {
+        string directory = Path.Combine(Path.GetTempPath(), "kvs-package-consumer-" + Guid.NewGuid().ToString("N"));
+        Console.WriteLine($"KeyValueStore package consumer on {RuntimeInformation.FrameworkDescription}, " +
+                          $"library {typeof(MixedStorageKVStore<,>).Assembly.Location}");
+        int failures = 0;
+        try
+        {
+            var options = new MixedStorageKVStoreOptions
+            {
+                LogDirectory = directory,
+                Durability = DurabilityMode.Checkpoint,
+                // The default (true) suits a cache; a checkpointed store keeps its files to reopen them.
+                DeleteLogOnClose = false,
+            };
+
+            await using (MixedStorageKVStore<string, Order> store = await MixedStorageKVStore<string, Order>.OpenAsync(options))
+            {
+                foreach (KeyValuePair<string, Order> entry in Expected)
+                {
+                    await store.UpsertAsync(entry.Key, entry.Value);
+                }
+
+                failures += await CheckAsync(store, "after upsert");
+            }
+
+            // Disposing a checkpointed store takes its last checkpoint; a new instance recovers from it.
+            await using (MixedStorageKVStore<string, Order> reopened = await MixedStorageKVStore<string, Order>.OpenAsync(options))
+            {
+                failures += await CheckAsync(reopened, "after reopen");
+            }
+        }
+        catch (Exception exception)
+        {
+            Console.WriteLine($"package consumer: FAILED with {exception}");
+            return 1;
+        }
+        finally
+        {
+            if (Directory.Exists(directory))
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+        }
+
+        Console.WriteLine(failures == 0 ? "package consumer: all reads match" : $"package consumer: {failures} mismatches");
+        return failures == 0 ? 0 : 1;
+    }
+
+    private static async Task<int> CheckAsync(MixedStorageKVStore<string, Order> store, string stage)
+    {
+        int failures = 0;
+        foreach (KeyValuePair<string, Order> entry in Expected)
+        {
+            ReadResult<Order> result = await store.ReadAsync(entry.Key);
+            bool ok = result.Found && entry.Value.Equals(result.Value);
+            Console.WriteLine($"  {stage}: {entry.Key} -> {(result.Found ? result.Value!.ToString() : "not found")} {(ok ? "ok" : "MISMATCH, expected " + entry.Value)}");
+            failures += ok ? 0 : 1;
+        }
+
+        ReadResult<Order> missing = await store.ReadAsync("never-written");
+        Console.WriteLine($"  {stage}: never-written -> {missing.Status} {(missing.Found ? "MISMATCH, expected NotFound" : "ok")}");
+        return failures + (missing.Found ? 1 : 0);
+    }
+}
