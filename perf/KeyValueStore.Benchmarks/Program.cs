@@ -1,5 +1,8 @@
 using System;
+using System.Collections.Generic;
+using System.Linq;
 using System.Threading.Tasks;
+using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using KeyValueStore.Benchmarks;
 using KeyValueStore.Benchmarks.Compaction;
@@ -12,5 +15,5 @@ if (args.Length > 0 && args[0] == "disk-timeline")
     return await DiskUsageTimeline.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
 }
 
-BenchmarkSwitcher.FromAssembly(typeof(BenchmarkConfig).Assembly).Run(args, new BenchmarkConfig());
-return 0;
+IEnumerable<Summary> summaries = BenchmarkSwitcher.FromAssembly(typeof(BenchmarkConfig).Assembly).Run(args, new BenchmarkConfig());
+return BenchmarkExitCode.Of(summaries.ToArray(), args);

@@ -5,7 +5,8 @@ using System.Linq;
 namespace KeyValueStore.LoadTest.Backends;
 
 /// <summary>
-/// Every backend --backend accepts. A durability mode of the store is one more line here: a
+/// Every backend --backend accepts; the first, <c>typed</c>, is the default, so a run with no options measures the
+/// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison. A durability mode of the store is one more line here: a
 /// <see cref="FasterBackend"/> whose <c>configure</c> sets that mode on the options, for example
 /// <c>new("faster-checkpoint", "…", UsesMemorySize: true, StoresOnDisk: true, context =&gt; new FasterBackend(context, options =&gt; options.… = …))</c>.
 /// </summary>
@@ -13,13 +14,19 @@ internal static class BackendCatalog
 {
     public static IReadOnlyList<BackendDescriptor> All { get; } =
     [
-        new("faster", "this store (FasterRecordStore), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context)),
-        new("faster-checkpoint", "this store, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint))),
-        new("faster-commit", "this store, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit))),
+        new("typed", "this store's public API, MixedStorageKVStore<long, byte[]> (MessagePack keys and values), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context)),
+        new("typed-checkpoint", "the public API, durability Checkpoint: checkpoints every 5 s and on close", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Checkpoint))),
+        new("typed-commit", "the public API, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Commit))),
+        new("faster", "the engine under it (FasterRecordStore, byte keys and values), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context)),
+        new("faster-checkpoint", "the engine, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint))),
+        new("faster-commit", "the engine, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit))),
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
         new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Normal)),
         new("sqlite-full", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=FULL: each upsert is its own transaction, durable on return (the WAL synced at every commit)", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Full)),
     ];
+
+    /// <summary>Gets the backend a run without --backend measures: <c>typed</c>, the public API.</summary>
+    public static BackendDescriptor Default => All[0];
 
     public static BackendDescriptor? Find(string name) =>
         All.FirstOrDefault(backend => string.Equals(backend.Name, name, StringComparison.OrdinalIgnoreCase));

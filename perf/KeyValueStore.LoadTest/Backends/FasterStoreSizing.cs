@@ -2,7 +2,6 @@ using System;
 using System.Globalization;
 using System.Numerics;
 using KeyValueStore.LoadTest.Options;
-using KeyValueStore.LoadTest.Workloads;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.LoadTest.Backends;
@@ -11,7 +10,9 @@ namespace KeyValueStore.LoadTest.Backends;
 /// Turns --memory-size, --value-size and --records into the FASTER store's sizes. --memory-size is the
 /// log memory (<see cref="MixedStorageKVStoreOptions.MemorySizeBits"/>): a power of two, split into
 /// eight pages when a record fits (at most 32 MB pages, the store's default page), else into pages of
-/// the smallest power of two that holds one record, of which memory must hold at least two.
+/// the smallest power of two that holds one record, of which memory must hold at least two. A record is sized as the
+/// typed backends store it (<see cref="RecordSizeInLog"/>), a few bytes more than the engine's, so that every FASTER
+/// backend, typed or engine, runs on the same pages for the same options.
 /// </summary>
 internal static class FasterStoreSizing
 {
@@ -21,6 +22,9 @@ internal static class FasterStoreSizing
     // The load test measures bytes on disk as file sizes, and FASTER preallocates whole segments:
     // 16 MB segments (the store's default is 256 MB) keep that overcount to at most one partly used segment.
     private const int SegmentSizeBits = 24;
+
+    // A long key in MessagePack: a type byte and up to 8 bytes.
+    private const int TypedKeyMaxSize = 1 + sizeof(long);
 
     /// <summary>Why these sizes cannot make a store, naming the options to change; null when they can.</summary>
     public static string? Problem(long memorySizeBytes, int valueSize)
@@ -32,7 +36,7 @@ internal static class FasterStoreSizing
             return null;
         }
 
-        long recordSize = PinnedRecord.SizeInLog(RecordCodec.KeySize, valueSize);
+        long recordSize = RecordSizeInLog(valueSize);
         return string.Create(CultureInfo.InvariantCulture,
             $"--memory-size {ByteSize.Format(memorySizeBytes)} is too small for --value-size {valueSize}: a record takes {recordSize} bytes in FASTER's log, "
             + $"a log page must hold one ({ByteSize.Format(1L << pageBits)} pages), and the log memory must hold two pages. Use --memory-size {ByteSize.Format(2L << pageBits)} or more.");
@@ -66,9 +70,20 @@ internal static class FasterStoreSizing
     private static long IndexBuckets(long records) =>
         (long)BitOperations.RoundUpToPowerOf2((ulong)Math.Clamp(records / 2, 1L << 14, 1L << 24));
 
+    /// <summary>
+    /// The bytes a record takes in FASTER's log, the larger of its two encodings: the typed backends' (a MessagePack
+    /// integer key of up to 9 bytes; a value of one envelope byte, a MessagePack bin header of 2 to 5 bytes and the
+    /// value's bytes, never compressed larger) rather than the engine's (the 8 key bytes and the value as they are).
+    /// </summary>
+    public static long RecordSizeInLog(int valueSize) =>
+        PinnedRecord.SizeInLog(TypedKeyMaxSize, TypedValueOverhead(valueSize) + valueSize);
+
+    /// <summary>The envelope's codec byte and MessagePack's bin8, bin16 or bin32 header.</summary>
+    private static int TypedValueOverhead(int valueSize) => 1 + (valueSize <= byte.MaxValue ? 2 : valueSize <= ushort.MaxValue ? 3 : 5);
+
     private static int MinPageBits(int valueSize)
     {
-        long recordSize = PinnedRecord.SizeInLog(RecordCodec.KeySize, valueSize);
+        long recordSize = RecordSizeInLog(valueSize);
         return Math.Max(StoreSettingsValidator.MinPageSizeBits, BitOperations.Log2(BitOperations.RoundUpToPowerOf2((ulong)recordSize)));
     }
 }

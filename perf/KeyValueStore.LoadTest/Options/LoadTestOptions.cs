@@ -35,7 +35,7 @@ internal sealed record LoadTestOptions
 
     public KeyDistribution Distribution { get; init; } = Workload.A.DefaultDistribution;
 
-    public BackendDescriptor Backend { get; init; } = BackendCatalog.All[0];
+    public BackendDescriptor Backend { get; init; } = BackendCatalog.Default;
 
     /// <summary>Gets the log memory of the FASTER store in bytes, a power of two.</summary>
     public long MemorySizeBytes { get; init; } = DefaultMemorySize;

@@ -32,13 +32,13 @@ internal static class Usage
         Option(text, "--batch-size N", OptionRanges.BatchSize + $": updates and inserts a worker writes as one atomic batch [{LoadTestOptions.DefaultBatchSize}];");
         Option(text, string.Empty, "reads and read-modify-writes stay single, so above 1 the workload needs updates or inserts");
         Option(text, "--distribution D", "key popularity [zipfian; latest for D]: uniform, zipfian (theta 0.99), latest");
-        Option(text, "--backend B", "what is measured [faster]:");
+        Option(text, "--backend B", $"what is measured [{BackendCatalog.Default.Name}]:");
         foreach (BackendDescriptor backend in BackendCatalog.All)
         {
             Option(text, string.Empty, $"  {backend.Name}: {backend.Description}");
         }
 
-        Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the faster backend [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
+        Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the typed and faster backends [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
         Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
         Option(text, "--json FILE", "also write the results as JSON to FILE");
         Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");

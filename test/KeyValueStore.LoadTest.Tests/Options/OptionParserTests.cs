@@ -16,7 +16,7 @@ public class OptionParserTests
         Assert.Equal(256, options.ValueSize);
         Assert.Same(Workload.A, options.Workload);
         Assert.Equal(KeyDistribution.Zipfian, options.Distribution);
-        Assert.Equal("faster", options.Backend.Name);
+        Assert.Equal("typed", options.Backend.Name); // The public API: a run with no options measures the product.
         Assert.Equal(64L << 20, options.MemorySizeBytes);
         Assert.Null(options.Directory);
         Assert.Null(options.JsonPath);
@@ -120,7 +120,7 @@ public class OptionParserTests
         { ["--workload", "E"], ["--workload", "A, B, C, D, F, W", "'E'", "range scans"] },
         { ["--workload", "Z"], ["--workload", "A, B, C, D, F, W", "'Z'"] },
         { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },
-        { ["--backend", "rocksdb"], ["--backend", "faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full", "'rocksdb'"] },
+        { ["--backend", "rocksdb"], ["--backend", "typed, typed-checkpoint, typed-commit, faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full", "'rocksdb'"] },
         { ["--memory-size", "100m"], ["--memory-size", "power of two from 64k to 1t", "'100m'"] },
         { ["--memory-size", "32k"], ["--memory-size", "power of two from 64k to 1t", "'32k'"] },
         { ["--memory-size", "2t"], ["--memory-size", "power of two from 64k to 1t", "'2t'"] },

@@ -36,13 +36,15 @@ public class DurableFlushReportTests
         Assert.Matches(@"workload\s+W \(write-only: 100% updates", run.Output);
     }
 
-    [Fact]
-    public async Task FasterCommit_ReportsItsGroupCommits_DuringTheRun_PerWrite()
+    [Theory]
+    [InlineData("faster-commit")]
+    [InlineData("typed-commit")]
+    public async Task CommitMode_ReportsItsGroupCommits_DuringTheRun_PerWrite(string backend)
     {
         using var temp = new TempDirectory();
         string json = Path.Combine(temp.Path, "report.json");
 
-        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", "faster-commit", "--workload", "W", "--json", json]);
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend, "--workload", "W", "--json", json]);
 
         Assert.True(run.ExitCode == 0, run.Output + run.Errors);
         using JsonDocument document = JsonDocument.Parse(await File.ReadAllTextAsync(json));
@@ -80,6 +82,7 @@ public class DurableFlushReportTests
     }
 
     [Theory]
+    [InlineData("typed")]
     [InlineData("faster")]
     [InlineData("sqlite")]
     [InlineData("memory")]

@@ -25,7 +25,7 @@ public class ReportTests
         JsonElement root = document.RootElement;
 
         JsonElement settings = root.GetProperty("settings");
-        Assert.Equal("faster", settings.GetProperty("backend").GetString());
+        Assert.Equal("typed", settings.GetProperty("backend").GetString());
         Assert.Equal("F", settings.GetProperty("workload").GetString());
         Assert.Equal("zipfian", settings.GetProperty("distribution").GetString());
         Assert.Equal(4, settings.GetProperty("threads").GetInt32());
@@ -104,6 +104,8 @@ public class ReportTests
     }
 
     [Theory]
+    [InlineData("typed")]
+    [InlineData("typed-commit")]
     [InlineData("faster")]
     [InlineData("sqlite")]
     public async Task TheRunDirectory_IsRemovedAfterwards(string backend)

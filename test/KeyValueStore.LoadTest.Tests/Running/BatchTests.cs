@@ -17,6 +17,8 @@ public class BatchTests
     private const int BatchSize = 25;
 
     [Theory]
+    [InlineData("typed", "W")]
+    [InlineData("typed", "D")]
     [InlineData("faster", "W")]
     [InlineData("faster", "D")]
     [InlineData("sqlite", "W")]
@@ -89,6 +91,10 @@ public class BatchTests
     }
 
     [Theory]
+    [InlineData("typed", "W")]
+    [InlineData("typed", "A")]
+    [InlineData("typed-checkpoint", "D")]
+    [InlineData("typed-commit", "W")]
     [InlineData("faster", "W")]
     [InlineData("faster", "A")]
     [InlineData("faster", "D")]
@@ -110,6 +116,7 @@ public class BatchTests
     }
 
     [Theory]
+    [InlineData("typed")]
     [InlineData("faster")]
     [InlineData("sqlite")]
     public async Task Verify_WithBatches_CatchesAWriteLostFromABatch(string backend)

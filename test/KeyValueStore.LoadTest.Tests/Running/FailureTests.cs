@@ -15,14 +15,15 @@ public class FailureTests
     {
         using var temp = new TempDirectory();
 
-        CliRun run = await CliRun.SmallAsync(temp.Path, ["--seconds", "30"], context => new FailingBackend(BackendCatalog.Find("faster")!.Open(context), context.Records));
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--seconds", "30"], context => new FailingBackend(BackendCatalog.Default.Open(context), context.Records));
 
         Assert.Equal(3, run.ExitCode);
-        Assert.Contains("error: the faster backend failed: System.IO.IOException: simulated: no space left on device", run.Errors, StringComparison.Ordinal);
+        Assert.Contains("error: the typed backend failed: System.IO.IOException: simulated: no space left on device", run.Errors, StringComparison.Ordinal);
         Assert.Empty(Directory.GetFileSystemEntries(temp.Path));
     }
 
     [Theory]
+    [InlineData("typed", "free on the disk of")]
     [InlineData("faster", "free on the disk of")]
     [InlineData("memory", "of memory this process can use")]
     public async Task ALoadLargerThanTheMachine_IsBadInput(string backend, string limit)

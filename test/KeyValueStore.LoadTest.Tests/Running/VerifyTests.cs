@@ -12,6 +12,8 @@ public class VerifyTests
 {
     public static TheoryData<string, string> BackendsAndWorkloads => new()
     {
+        { "typed", "A" }, { "typed", "B" }, { "typed", "C" }, { "typed", "D" }, { "typed", "F" }, { "typed", "W" },
+        { "typed-checkpoint", "A" }, { "typed-commit", "W" },
         { "faster", "A" }, { "faster", "B" }, { "faster", "C" }, { "faster", "D" }, { "faster", "F" }, { "faster", "W" },
         { "faster-commit", "W" },
         { "memory", "A" }, { "memory", "D" }, { "memory", "F" }, { "memory", "W" },
@@ -31,13 +33,15 @@ public class VerifyTests
         Assert.Matches(@"verify\s+[\d,]+ reads checked \(sweep: [\d,]+\), 0 mismatches", run.Output);
     }
 
-    [Fact]
-    public async Task ACleanRun_OnAFasterStoreMostlyOnDisk_FindsNoMismatch()
+    [Theory]
+    [InlineData("typed")]
+    [InlineData("faster")]
+    public async Task ACleanRun_OnAFasterStoreMostlyOnDisk_FindsNoMismatch(string backend)
     {
         // 64 KB of log memory against 2,000 records of 1 KB: most reads go to the segment files.
         using var temp = new TempDirectory();
 
-        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", "faster", "--memory-size", "64k", "--value-size", "1k", "--verify"]);
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend, "--memory-size", "64k", "--value-size", "1k", "--verify"]);
 
         Assert.True(run.ExitCode == 0, run.Output + run.Errors);
         Assert.Contains(" 0 mismatches", run.Output, StringComparison.Ordinal);
@@ -45,6 +49,8 @@ public class VerifyTests
     }
 
     [Theory]
+    [InlineData("typed", Fault.CorruptRead, "with corrupted bytes")]
+    [InlineData("typed", Fault.LostWrite, "got version")]
     [InlineData("faster", Fault.CorruptRead, "with corrupted bytes")]
     [InlineData("faster", Fault.MissingRead, "got not found")]
     [InlineData("faster", Fault.LostWrite, "got version")]
