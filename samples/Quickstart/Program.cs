@@ -96,7 +96,7 @@ static async Task DurableStoreAsync(string directory)
         LogDirectory = directory,           // required: the store is recovered from this directory
         DeleteLogOnClose = false,           // required: the files are the data
         PageSizeBits = 12,
-        MemorySizeBits = 13,
+        MemorySizeBits = 16,                // 16 pages: a checkpoint with only two pages in memory stalls writers
         SegmentSizeBits = 20,
         IndexNumBuckets = 1L << 16,
     };
