@@ -62,11 +62,11 @@ static async Task ScratchStoreAsync(string directory)
         + $"{(log.TailAddress - log.HeadAddress) / 1024} KB of it in memory; files: {ListFiles(directory)}");
 
     // order-0000 was written first, so it is on disk by now; the read fetches it from the segment file.
-    (RecordStatus status, Order? order) = await store.ReadAsync("order-0000");
+    (KeyStatus status, Order? order) = await store.ReadAsync("order-0000");
     Console.WriteLine($"   read order-0000: {status}, {order}");
 
-    RecordStatus deleted = await store.DeleteAsync("order-0001");
-    RecordStatus deletedAgain = await store.DeleteAsync("order-0001");
+    KeyStatus deleted = await store.DeleteAsync("order-0001");
+    KeyStatus deletedAgain = await store.DeleteAsync("order-0001");
     ReadResult<Order> afterDelete = await store.ReadAsync("order-0001");
     Console.WriteLine($"   delete order-0001: {deleted}; again: {deletedAgain}; read: {afterDelete.Status}, value {afterDelete.Value?.ToString() ?? "null"}");
 
@@ -115,7 +115,7 @@ static async Task DurableStoreAsync(string directory)
     {
         foreach (string key in new[] { "order-1", "order-2", "order-3" })
         {
-            (RecordStatus status, Order? order) = await reopened.ReadAsync(key);
+            (KeyStatus status, Order? order) = await reopened.ReadAsync(key);
             Console.WriteLine($"   after reopening, {key}: {status}{(order is null ? "" : ", " + order)}");
         }
     }

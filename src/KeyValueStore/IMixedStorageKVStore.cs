@@ -47,10 +47,10 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default);
 
     /// <summary>Deletes <paramref name="key"/>.</summary>
-    /// <returns><see cref="RecordStatus.Found"/> exactly when a live record existed (in memory or on disk) and is now deleted.</returns>
+    /// <returns><see cref="KeyStatus.Found"/> exactly when a live record existed (in memory or on disk) and is now deleted.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
-    ValueTask<RecordStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default);
+    ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Applies every write of <paramref name="batch"/> as one atomic step: no reader of several keys sees part of it, and
@@ -86,7 +86,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     ValueTask<CompactionSummary> CompactAsync(CancellationToken cancellationToken = default);
 
     /// <summary>Takes a checkpoint now; completes once everything written before the call is on disk.</summary>
-    /// <exception cref="InvalidOperationException">The store's durability is <see cref="DurabilityMode.None"/>.</exception>
+    /// <exception cref="StoreNotDurableException">The store's durability is <see cref="DurabilityMode.None"/>.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask CheckpointAsync(CancellationToken cancellationToken = default);
 }

@@ -122,7 +122,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         try
         {
             (bool found, TValue value) = await _engine.ReadAsync(keyBytes.Memory, _values, cancellationToken).ConfigureAwait(false);
-            return found ? new ReadResult<TValue>(RecordStatus.Found, value) : default;
+            return found ? new ReadResult<TValue>(KeyStatus.Found, value) : default;
         }
         finally
         {
@@ -131,13 +131,13 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
-    public async ValueTask<RecordStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
+    public async ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         RentedBytes keyBytes = _keys.Encode(key);
         try
         {
-            return await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false) ? RecordStatus.Found : RecordStatus.NotFound;
+            return await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false) ? KeyStatus.Found : KeyStatus.NotFound;
         }
         finally
         {
@@ -164,7 +164,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         var results = new ReadResult<TValue>[read.Length];
         for (int i = 0; i < read.Length; i++)
         {
-            results[i] = read[i].Found ? new ReadResult<TValue>(RecordStatus.Found, read[i].Value) : default;
+            results[i] = read[i].Found ? new ReadResult<TValue>(KeyStatus.Found, read[i].Value) : default;
         }
 
         return results;
@@ -190,7 +190,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
                     var results = new ReadResult<TValue>[current.Count];
                     for (int i = 0; i < current.Count; i++)
                     {
-                        results[i] = current[i] is byte[] stored ? new ReadResult<TValue>(RecordStatus.Found, _values.Decode(stored)) : default;
+                        results[i] = current[i] is byte[] stored ? new ReadResult<TValue>(KeyStatus.Found, _values.Decode(stored)) : default;
                     }
 
                     var batch = new WriteBatch<TKey, TValue>();
@@ -215,7 +215,6 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
-    /// <exception cref="StoreNotDurableException">The store's durability is <see cref="DurabilityMode.None"/>.</exception>
     public async ValueTask CheckpointAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();

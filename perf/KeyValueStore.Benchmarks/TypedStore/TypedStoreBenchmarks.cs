@@ -121,7 +121,7 @@ public class TypedStoreBenchmarks
     public ValueTask<bool> Engine_DeleteAbsent() => _engine!.DeleteAsync(_absentKeyBytes);
 
     [BenchmarkCategory("DeleteAbsent"), Benchmark]
-    public ValueTask<RecordStatus> Typed_DeleteAbsent() => _typed!.DeleteAsync(AbsentKey);
+    public ValueTask<KeyStatus> Typed_DeleteAbsent() => _typed!.DeleteAsync(AbsentKey);
 
     private int NextKey() => _next = (_next + 1) & (Keys - 1);
 

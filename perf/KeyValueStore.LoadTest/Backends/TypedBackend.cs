@@ -68,8 +68,8 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
     /// <summary>Reads the record into <paramref name="destination"/>; -1 when not found, else the value's full length.</summary>
     public async ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination)
     {
-        (RecordStatus status, byte[]? value) = await _store.ReadAsync(Id(key)).ConfigureAwait(false);
-        if (status != RecordStatus.Found)
+        (KeyStatus status, byte[]? value) = await _store.ReadAsync(Id(key)).ConfigureAwait(false);
+        if (status != KeyStatus.Found)
         {
             return -1;
         }

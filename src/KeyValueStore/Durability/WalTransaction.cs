@@ -21,17 +21,16 @@ internal static class WalTransaction
     private const byte DeleteOperation = 2;
     private const int WriteHeaderSize = 9;
 
-    /// <summary>The encoded size of <paramref name="writes"/>.</summary>
-    public static int SizeOf(IReadOnlyList<BatchWrite> writes)
+    /// <summary>The encoded size of <paramref name="writes"/>, which may exceed what one buffer can hold.</summary>
+    public static long SizeOf(IReadOnlyList<BatchWrite> writes)
     {
         long size = 0;
         for (int i = 0; i < writes.Count; i++)
         {
-            size += SizeOf(writes[i].Key.Length, writes[i].Value.Length);
+            size += SizeOf(writes[i].Key.Length, writes[i].IsDelete ? 0 : writes[i].Value.Length);
         }
 
-        // A batch is at most 65,535 writes of at most one page each; 2 GB is far beyond any page size FASTER allows here.
-        return checked((int)size);
+        return size;
     }
 
     public static int SizeOf(int keyLength, int valueLength) => WriteHeaderSize + keyLength + valueLength;
@@ -100,7 +99,9 @@ internal static class WalTransaction
     /// <summary>Rents a buffer holding <paramref name="writes"/> encoded; return it to <see cref="ArrayPool{T}.Shared"/>.</summary>
     public static byte[] Encode(IReadOnlyList<BatchWrite> writes, out int length)
     {
-        byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(1, SizeOf(writes)));
+        // The store refuses a batch over BatchTooLargeException.MaxEncodedBytes before writing any of it; checked again here
+        // so that a caller that skipped that check fails before the buffer, not after part of the batch was applied.
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(1, checked((int)SizeOf(writes))));
         length = Write(buffer, writes);
         return buffer;
     }

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Durability;
 using KeyValueStore.Sessions;
 
 namespace KeyValueStore.Storage;
@@ -23,7 +24,7 @@ namespace KeyValueStore.Storage;
 internal sealed partial class FasterRecordStore
 {
     /// <summary>Applies <paramref name="writes"/> in order as one atomic batch (the last write of a key wins).</summary>
-    /// <exception cref="BatchTooLargeException">More than <see cref="BatchTooLargeException.MaxWrites"/> writes; nothing is written.</exception>
+    /// <exception cref="BatchTooLargeException">More than <see cref="BatchTooLargeException.MaxWrites"/> writes or <see cref="BatchTooLargeException.MaxEncodedBytes"/> bytes; nothing is written.</exception>
     /// <exception cref="RecordTooLargeException">A write does not fit in a page; nothing is written.</exception>
     public async ValueTask ApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken = default)
     {
@@ -199,6 +200,12 @@ internal sealed partial class FasterRecordStore
         if (writes.Count > BatchTooLargeException.MaxWrites)
         {
             throw new BatchTooLargeException(writes.Count);
+        }
+
+        long encodedBytes = WalTransaction.SizeOf(writes);
+        if (encodedBytes > BatchTooLargeException.MaxEncodedBytes)
+        {
+            throw new BatchTooLargeException(writes.Count, encodedBytes);
         }
 
         for (int i = 0; i < writes.Count; i++)

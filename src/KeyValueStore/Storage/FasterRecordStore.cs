@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -536,6 +537,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 {
                     RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, logger, timeProvider);
                     return new OwnedLog(recovered.Store, recovered.Device, layout, fileLock, recovered.WriteAheadLog, recovered.ReplayFrom);
+                }
+
+                if (File.Exists(layout.ManifestPath))
+                {
+                    // A durable store lives in these files: a scratch store would overwrite its segments and, on close, delete them.
+                    throw new StoreManifestMismatchException(
+                        layout.ManifestPath, nameof(MixedStorageKVStoreOptions.Durability), $"{DurabilityMode.Checkpoint} or {DurabilityMode.Commit} (a durable store)", nameof(DurabilityMode.None));
                 }
 
                 (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false);

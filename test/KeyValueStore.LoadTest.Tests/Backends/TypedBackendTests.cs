@@ -32,11 +32,11 @@ public class TypedBackendTests
         options.Durability = DurabilityMode.Checkpoint;
         options.DeleteLogOnClose = false;
         await using var store = new MixedStorageKVStore<long, byte[]>(options);
-        (RecordStatus status, byte[]? read) = await store.ReadAsync(42);
+        (KeyStatus status, byte[]? read) = await store.ReadAsync(42);
 
-        Assert.Equal(RecordStatus.Found, status);
+        Assert.Equal(KeyStatus.Found, status);
         Assert.Equal(value, read);
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(43)).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(43)).Status);
     }
 
     [Theory]

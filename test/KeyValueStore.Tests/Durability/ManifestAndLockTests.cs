@@ -171,4 +171,29 @@ public class ManifestAndLockTests
         await store.UpsertAsync(Key(3), Value(3, 1));
         Assert.Equal(Value(3, 1), await ReadAsync(store, 3));
     }
+
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AScratchStore_OnADurableStoresFiles_IsRefused_NamingBothModes_AndEveryRecordSurvives(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions durable = Options(temp.Path, mode);
+        await DamagedFilesTests.WriteAndCloseAsync(durable, 2_000);
+        var before = Snapshot(temp.Path);
+        MixedStorageKVStoreOptions scratch = StoreFactory.LowMemory(temp.Path);
+        scratch.DeleteLogOnClose = true;
+
+        var error = Assert.Throws<StoreManifestMismatchException>(() => StoreFactory.Open(scratch));
+
+        Assert.Equal(nameof(MixedStorageKVStoreOptions.Durability), error.Setting);
+        Assert.Contains(nameof(DurabilityMode.None), error.Message, StringComparison.Ordinal);
+        Assert.Contains($"{DurabilityMode.Checkpoint} or {DurabilityMode.Commit}", error.Message, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+        await using var reopened = StoreFactory.Open(durable);
+        for (int i = 0; i < 2_000; i++)
+        {
+            Assert.NotNull(await ReadAsync(reopened, i));
+        }
+    }
 }

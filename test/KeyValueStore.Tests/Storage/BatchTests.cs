@@ -36,6 +36,31 @@ public class BatchTests
     }
 
     [Fact]
+    public async Task ACommitModeBatchOfMoreThanTwoGiB_IsRefusedBeforeAnyOfItIsApplied_AndTheStoreStaysUsable()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = DurableStores.Options(temp.Path, DurabilityMode.Commit);
+        options.PageSizeBits = 16;
+        options.MemorySizeBits = 20;
+        options.SegmentSizeBits = 24;
+        await using var store = StoreFactory.Open(options);
+
+        // 60,000 writes of one shared 40,000-byte value: 2.4 GB encoded, with little memory for the test itself.
+        byte[] value = new byte[40_000];
+        var writes = Enumerable.Range(0, 60_000).Select(i => BatchWrite.Upsert(Key(i), value)).ToList();
+        long tailBefore = store.FasterKV.Log.TailAddress;
+
+        var error = await Assert.ThrowsAsync<BatchTooLargeException>(() => store.ApplyBatchAsync(writes).AsTask());
+
+        Assert.True(error.EncodedBytes > 2L * 1024 * 1024 * 1024, $"the batch encodes to {error.EncodedBytes} bytes");
+        Assert.Contains(BatchTooLargeException.MaxEncodedBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), error.Message, StringComparison.Ordinal);
+        Assert.Equal(tailBefore, store.FasterKV.Log.TailAddress);
+        Assert.Null(await ReadTextAsync(store, 0));
+        await store.ApplyBatchAsync([BatchWrite.Upsert(Key(1), Text("small"))]);
+        Assert.Equal("small", await ReadTextAsync(store, 1));
+    }
+
+    [Fact]
     public async Task AnEmptyBatch_WritesNothing_AndInCommitModeWaitsForNoFlush()
     {
         using var temp = new TempDirectory();

@@ -21,7 +21,7 @@ public class CancellationTests
 
         ValueTask upsert = store.UpsertAsync(1, "cancelled", cancellation.Token);
         ValueTask<ReadResult<string>> read = store.ReadAsync(1, cancellation.Token);
-        ValueTask<RecordStatus> delete = store.DeleteAsync(1, cancellation.Token);
+        ValueTask<KeyStatus> delete = store.DeleteAsync(1, cancellation.Token);
         ValueTask batch = store.ApplyBatchAsync(new WriteBatch<int, string>().Upsert(1, "cancelled"), cancellation.Token);
         Assert.False(upsert.IsCompleted || read.IsCompleted || delete.IsCompleted || batch.IsCompleted, "every operation waits for the one session");
         cancellation.Cancel();
@@ -45,6 +45,6 @@ public class CancellationTests
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await store.UpsertAsync(1, "never", new CancellationToken(canceled: true)));
 
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(1)).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(1)).Status);
     }
 }

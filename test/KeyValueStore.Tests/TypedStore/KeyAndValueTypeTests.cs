@@ -56,8 +56,8 @@ public class KeyAndValueTypeTests
 
         await store.UpsertAsync(1, null);
 
-        Assert.Equal(new ReadResult<string?>(RecordStatus.Found, null), await store.ReadAsync(1));
-        Assert.Equal(new ReadResult<string?>(RecordStatus.NotFound, null), await store.ReadAsync(2));
+        Assert.Equal(new ReadResult<string?>(KeyStatus.Found, null), await store.ReadAsync(1));
+        Assert.Equal(new ReadResult<string?>(KeyStatus.NotFound, null), await store.ReadAsync(2));
     }
 
     /// <summary>Writes 2,000 keys (enough to spill from 8 KB of memory) and reads each back by an equal but distinct instance.</summary>
@@ -73,10 +73,10 @@ public class KeyAndValueTypeTests
 
         for (int i = 0; i < Count; i++)
         {
-            Assert.Equal(new ReadResult<int>(RecordStatus.Found, i), await store.ReadAsync(key(i)));
+            Assert.Equal(new ReadResult<int>(KeyStatus.Found, i), await store.ReadAsync(key(i)));
         }
 
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(key(Count))).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(key(Count))).Status);
     }
 
     private static async Task RoundTripAsValueAsync<TValue>(Func<int, TValue> value, Func<TValue, TValue, bool> equal)
@@ -92,8 +92,8 @@ public class KeyAndValueTypeTests
         var wrong = new List<int>();
         for (int i = 0; i < Count; i++)
         {
-            (RecordStatus status, TValue? read) = await store.ReadAsync(i);
-            if (status != RecordStatus.Found || !equal(value(i), read!))
+            (KeyStatus status, TValue? read) = await store.ReadAsync(i);
+            if (status != KeyStatus.Found || !equal(value(i), read!))
             {
                 wrong.Add(i);
             }

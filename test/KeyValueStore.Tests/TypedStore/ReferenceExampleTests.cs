@@ -16,19 +16,19 @@ public class ReferenceExampleTests
         await using var store = TypedStores.Open<int, string>(TypedStores.InMemory(temp.Path));
 
         await UpsertAllAsync(store, "dummyString1");
-        await ExpectAllAsync(store, RecordStatus.Found, "dummyString1");
+        await ExpectAllAsync(store, KeyStatus.Found, "dummyString1");
 
         await UpsertAllAsync(store, "dummyString2");
-        await ExpectAllAsync(store, RecordStatus.Found, "dummyString2");
+        await ExpectAllAsync(store, KeyStatus.Found, "dummyString2");
 
-        var deletes = new ConcurrentQueue<ValueTask<RecordStatus>>();
+        var deletes = new ConcurrentQueue<ValueTask<KeyStatus>>();
         Parallel.For(0, Records, key => deletes.Enqueue(store.DeleteAsync(key)));
-        foreach (ValueTask<RecordStatus> delete in deletes)
+        foreach (ValueTask<KeyStatus> delete in deletes)
         {
-            Assert.Equal(RecordStatus.Found, await delete);
+            Assert.Equal(KeyStatus.Found, await delete);
         }
 
-        await ExpectAllAsync(store, RecordStatus.NotFound, null);
+        await ExpectAllAsync(store, KeyStatus.NotFound, null);
     }
 
     [Fact]
@@ -39,16 +39,16 @@ public class ReferenceExampleTests
 
         await UpsertAllAsync(store, "dummyString1");
         await UpsertAllAsync(store, "dummyString2");
-        await ExpectAllAsync(store, RecordStatus.Found, "dummyString2");
+        await ExpectAllAsync(store, KeyStatus.Found, "dummyString2");
 
-        var deletes = new ConcurrentQueue<ValueTask<RecordStatus>>();
+        var deletes = new ConcurrentQueue<ValueTask<KeyStatus>>();
         Parallel.For(0, Records, key => deletes.Enqueue(store.DeleteAsync(key)));
-        foreach (ValueTask<RecordStatus> delete in deletes)
+        foreach (ValueTask<KeyStatus> delete in deletes)
         {
-            Assert.Equal(RecordStatus.Found, await delete);
+            Assert.Equal(KeyStatus.Found, await delete);
         }
 
-        await ExpectAllAsync(store, RecordStatus.NotFound, null);
+        await ExpectAllAsync(store, KeyStatus.NotFound, null);
     }
 
     [Fact]
@@ -59,9 +59,9 @@ public class ReferenceExampleTests
         Customer customer = Customer.Sample(10);
 
         await store.UpsertAsync("dummyKey", customer);
-        (RecordStatus status, Customer? result) = await store.ReadAsync("dummyKey");
+        (KeyStatus status, Customer? result) = await store.ReadAsync("dummyKey");
 
-        Assert.Equal(RecordStatus.Found, status);
+        Assert.Equal(KeyStatus.Found, status);
         Assert.Equal(customer.Name, result!.Name);
         Assert.Equal(customer.Tags, result.Tags);
         Assert.Equal(customer.Visits, result.Visits);
@@ -77,9 +77,9 @@ public class ReferenceExampleTests
         var reading = new Reading(byte.MaxValue, short.MaxValue, int.MaxValue, long.MaxValue);
 
         await store.UpsertAsync(0, reading);
-        (RecordStatus status, Reading result) = await store.ReadAsync(0);
+        (KeyStatus status, Reading result) = await store.ReadAsync(0);
 
-        Assert.Equal(RecordStatus.Found, status);
+        Assert.Equal(KeyStatus.Found, status);
         Assert.Equal(reading, result);
     }
 
@@ -90,12 +90,12 @@ public class ReferenceExampleTests
         await using var store = TypedStores.Open<MutableKey, string>(TypedStores.InMemory(temp.Path));
         var key = new MutableKey { Name = "dummyKey", Number = 10 };
         await store.UpsertAsync(key, "value");
-        Assert.Equal(RecordStatus.Found, (await store.ReadAsync(key)).Status);
+        Assert.Equal(KeyStatus.Found, (await store.ReadAsync(key)).Status);
 
         key.Number = 11;
-        (RecordStatus status, string? result) = await store.ReadAsync(key);
+        (KeyStatus status, string? result) = await store.ReadAsync(key);
 
-        Assert.Equal(RecordStatus.NotFound, status);
+        Assert.Equal(KeyStatus.NotFound, status);
         Assert.Null(result);
         Assert.Equal("value", (await store.ReadAsync(new MutableKey { Name = "dummyKey", Number = 10 })).Value);
     }
@@ -107,7 +107,7 @@ public class ReferenceExampleTests
         await Task.WhenAll(upserts);
     }
 
-    private static async Task ExpectAllAsync(MixedStorageKVStore<int, string> store, RecordStatus status, string? value)
+    private static async Task ExpectAllAsync(MixedStorageKVStore<int, string> store, KeyStatus status, string? value)
     {
         var reads = new ConcurrentQueue<(int Key, ValueTask<ReadResult<string>> Read)>();
         Parallel.For(0, Records, key => reads.Enqueue((key, store.ReadAsync(key))));

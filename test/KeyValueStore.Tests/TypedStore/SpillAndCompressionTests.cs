@@ -50,12 +50,12 @@ public class SpillAndCompressionTests
         int onDisk = 0;
         int inMemory = 4_999;
 
-        Assert.Equal(RecordStatus.Found, await store.DeleteAsync(onDisk));
-        Assert.Equal(RecordStatus.Found, await store.DeleteAsync(inMemory));
-        Assert.Equal(RecordStatus.NotFound, await store.DeleteAsync(5_000));
-        Assert.Equal(RecordStatus.NotFound, await store.DeleteAsync(onDisk));
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(onDisk)).Status);
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(inMemory)).Status);
+        Assert.Equal(KeyStatus.Found, await store.DeleteAsync(onDisk));
+        Assert.Equal(KeyStatus.Found, await store.DeleteAsync(inMemory));
+        Assert.Equal(KeyStatus.NotFound, await store.DeleteAsync(5_000));
+        Assert.Equal(KeyStatus.NotFound, await store.DeleteAsync(onDisk));
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(onDisk)).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(inMemory)).Status);
         Assert.Equal("value-1", (await store.ReadAsync(1)).Value);
     }
 

@@ -28,8 +28,8 @@ public class TypedBatchTests
         IReadOnlyList<ReadResult<Label>> read = await store.ReadManyAsync(["a", "b", "gone", "never"]);
         Assert.Equal(
             [
-                new ReadResult<Label>(RecordStatus.Found, new Label("last", 2)),
-                new ReadResult<Label>(RecordStatus.Found, new Label("b", 1)),
+                new ReadResult<Label>(KeyStatus.Found, new Label("last", 2)),
+                new ReadResult<Label>(KeyStatus.Found, new Label("b", 1)),
                 default,
                 default,
             ],
@@ -49,7 +49,7 @@ public class TypedBatchTests
         await Assert.ThrowsAsync<RecordTooLargeException>(async () => await store.ApplyBatchAsync(oversize));
 
         Assert.Equal("kept", (await store.ReadAsync(1)).Value);
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(2)).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(2)).Status);
         await store.ApplyBatchAsync(new WriteBatch<int, object>().Upsert(2, "two"));
         Assert.Equal("two", (await store.ReadAsync(2)).Value);
     }
@@ -79,7 +79,7 @@ public class TypedBatchTests
         await Assert.ThrowsAsync<ArgumentException>(async () => await store.UpdateManyAsync([1], (current, writes) => writes.Upsert(1, new Balance(0)).Upsert(2, new Balance(10))));
 
         Assert.Equal(new Balance(10), (await store.ReadAsync(1)).Value);
-        Assert.Equal(RecordStatus.NotFound, (await store.ReadAsync(2)).Status);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(2)).Status);
     }
 
     [Theory]
@@ -105,7 +105,7 @@ public class TypedBatchTests
             Task[] transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(() => TransferAsync(store, worker, 150))).ToArray();
             Task auditor = Task.Run(async () =>
             {
-                while (!transfers.All(transfer => transfer.IsCompleted))
+                do
                 {
                     IReadOnlyList<ReadResult<Balance>> snapshot = await store.ReadManyAsync(accounts);
                     lock (totalsSeen)
@@ -113,6 +113,7 @@ public class TypedBatchTests
                         totalsSeen.Add(snapshot.Sum(account => account.Value.Amount));
                     }
                 }
+                while (!transfers.All(transfer => transfer.IsCompleted));
             });
             await Task.WhenAll(transfers.Append(auditor));
 

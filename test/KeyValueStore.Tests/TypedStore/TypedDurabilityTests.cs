@@ -25,7 +25,7 @@ public class TypedDurabilityTests
 
             for (int i = 0; i < Records; i += 3)
             {
-                Assert.Equal(RecordStatus.Found, await store.DeleteAsync($"customer-{i}"));
+                Assert.Equal(KeyStatus.Found, await store.DeleteAsync($"customer-{i}"));
             }
 
             await store.UpsertAsync("customer-1", Customer.Sample(-1));
@@ -37,7 +37,7 @@ public class TypedDurabilityTests
             ReadResult<Customer> read = await reopened.ReadAsync($"customer-{i}");
             if (i % 3 == 0)
             {
-                Assert.Equal(RecordStatus.NotFound, read.Status);
+                Assert.Equal(KeyStatus.NotFound, read.Status);
             }
             else
             {

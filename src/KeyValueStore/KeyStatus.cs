@@ -1,7 +1,7 @@
 namespace KeyValueStore;
 
 /// <summary>Whether an operation found a live record for its key. Expected outcomes are values, never exceptions.</summary>
-public enum RecordStatus
+public enum KeyStatus
 {
     /// <summary>No live record exists for the key: it was never written, or it was deleted.</summary>
     NotFound = 0,
