@@ -6,7 +6,7 @@
 # 1. Packs src/KeyValueStore in Release into a temporary folder.
 # 2. Checks the .nupkg: README.md, License.md, the DLL and XML docs for net8.0 and net10.0, and the
 #    dependencies in its nuspec (the library's four runtime packages; none of the build-time ones:
-#    the FASTER restore workaround of build/FasterRestore.props, the analyzers, SourceLink). Checks the .snupkg
+#    the analyzers, SourceLink). Checks the .snupkg
 #    exists and that its PDBs carry a SourceLink map.
 # 3. Builds and runs test/KeyValueStore.PackageConsumer against that package, by id and version, for each
 #    target framework: it opens a checkpointed store, writes, reads, reopens and reads again.
@@ -95,7 +95,7 @@ if repository is not None:
 # dependency of ours (Microsoft.NET.StringTools, pinned for MessagePack in Directory.Packages.props).
 needed = {"Microsoft.FASTER.Core", "MessagePack", "K4os.Compression.LZ4", "Microsoft.Extensions.Logging.Abstractions"}
 # Build-time packages that must stay private to the build (PrivateAssets="all").
-forbidden = re.compile(r"^(System\.Interactive\.Async|System\.Linq\.Async|Microsoft\.CodeAnalysis\..*|"
+forbidden = re.compile(r"^(Microsoft\.CodeAnalysis\..*|"
                        r"Microsoft\.SourceLink\..*|Microsoft\.Build\.Tasks\.Git)$", re.IGNORECASE)
 groups = {}
 dependencies = next((e for e in metadata if local(e.tag) == "dependencies"), None) if metadata is not None else None
