@@ -60,6 +60,53 @@ internal static class CheckpointInspector
         return latest;
     }
 
+    /// <summary>The metadata file of the checkpoint <paramref name="token"/>.</summary>
+    public static string MetadataPath(LogFileLayout layout, Guid token) =>
+        Path.Combine(layout.CheckpointDirectory, LogCheckpointFolder, token.ToString(), MetadataFileName);
+
+    /// <summary>
+    /// Holds the latest completed checkpoint against the store's <see cref="CheckpointRecord"/>: the recorded checkpoint
+    /// must still be there, byte for byte, unless a newer one completed after the record was written.
+    /// </summary>
+    /// <param name="latest">What <see cref="FindLatest"/> found.</param>
+    /// <param name="layout">The store's files.</param>
+    /// <param name="holdsData">Whether the directory holds log segments, a write-ahead log or checkpoint folders.</param>
+    /// <exception cref="StoreFileCorruptedException">The record is missing or damaged, or the checkpoint it names is missing, empty or changed.</exception>
+    public static void EnsureMatchesRecord(RecoveryPoint? latest, LogFileLayout layout, bool holdsData)
+    {
+        CheckpointRecord? record = CheckpointRecord.ReadIfExists(layout.CheckpointRecordPath);
+        if (record is null)
+        {
+            if (latest is null && !holdsData)
+            {
+                // The store was being created: the manifest was written, its record not yet.
+                CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath);
+                return;
+            }
+
+            throw new StoreFileCorruptedException(layout.CheckpointRecordPath, "it is missing, but the directory holds this store's log or checkpoints");
+        }
+
+        if (record.Token is not Guid token)
+        {
+            return;
+        }
+
+        string recorded = MetadataPath(layout, token);
+        if (latest is null || latest.Version < record.Version || (latest.Token != token && latest.Version == record.Version))
+        {
+            throw new StoreFileCorruptedException(
+                recorded,
+                $"the store recorded checkpoint version {record.Version} as completed ('{layout.CheckpointRecordPath}'), but its metadata is missing or empty"
+                + (latest is null ? " and no other checkpoint is complete" : $"; the newest complete checkpoint is version {latest.Version}, older"));
+        }
+
+        if (latest.Token == token && !record.Matches(latest.MetadataPath))
+        {
+            throw new StoreFileCorruptedException(latest.MetadataPath, $"its bytes differ from those the store recorded when the checkpoint completed ('{layout.CheckpointRecordPath}')");
+        }
+    }
+
     /// <summary>
     /// Checks that every segment file the checkpoint needs is there and long enough to hold what the checkpoint says
     /// was flushed. A missing or truncated segment would otherwise make recovery read zeros or fail inside FASTER.
@@ -91,7 +138,9 @@ internal static class CheckpointInspector
         }
     }
 
-    private static RecoveryPoint Read(string metadataPath)
+    /// <summary>Reads and checks one checkpoint's metadata file.</summary>
+    /// <exception cref="StoreFileCorruptedException">The file is cut short, does not parse, or fails FASTER's checksum.</exception>
+    public static RecoveryPoint Read(string metadataPath)
     {
         byte[] body;
         try

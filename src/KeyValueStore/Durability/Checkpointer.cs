@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Sessions;
+using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
 namespace KeyValueStore.Durability;
@@ -37,6 +38,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
+    private readonly LogFileLayout _layout;
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
@@ -49,13 +51,15 @@ internal sealed class Checkpointer : IAsyncDisposable
 
     /// <summary>Creates the checkpointer of a durable store; <see cref="Start"/> starts its periodic checkpoints.</summary>
     /// <param name="store">The store to checkpoint.</param>
+    /// <param name="layout">The store's files: where the checkpoint record is written.</param>
     /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
     /// <param name="logger">Receives checkpoint events.</param>
-    public Checkpointer(FasterKV<SpanByte, SpanByte> store, WriteBarrier writes, WriteAheadLog? writeAheadLog, TimeProvider timeProvider, ILogger logger)
+    public Checkpointer(FasterKV<SpanByte, SpanByte> store, LogFileLayout layout, WriteBarrier writes, WriteAheadLog? writeAheadLog, TimeProvider timeProvider, ILogger logger)
     {
         _store = store;
+        _layout = layout;
         _writes = writes;
         _writeAheadLog = writeAheadLog;
         _timeProvider = timeProvider;
@@ -242,7 +246,11 @@ internal sealed class Checkpointer : IAsyncDisposable
             _writes.Open();
         }
 
-        // The checkpoint is durable and holds everything below the position: the log may drop it.
+        // Recorded before anything it replaces may go: recovery holds the store to this record (CheckpointRecord).
+        string metadataPath = CheckpointInspector.MetadataPath(_layout, token);
+        CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath);
+
+        // The checkpoint is durable, recorded, and holds everything below the position: the log may drop it.
         writeAheadLog?.TruncateUntil(walPosition);
 
         Interlocked.Increment(ref _checkpointCount);

@@ -35,11 +35,14 @@ internal static class StoreRecovery
             }
 
             requested.WriteAtomically(layout.ManifestPath);
+            CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath);
             Log.DurableStoreCreated(logger, layout.ManifestPath, settings.Durability);
         }
         else
         {
             stored.EnsureCompatibleWith(requested, layout.ManifestPath);
+            bool holdsData = segments.Count > 0 || skipped.Count > 0 || Directory.Exists(layout.WriteAheadLogDirectory);
+            CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData);
         }
 
         if (point is not null)

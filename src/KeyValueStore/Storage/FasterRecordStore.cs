@@ -94,7 +94,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         if (settings.IsDurable)
         {
             bool commitMode = settings.Durability == DurabilityMode.Commit;
-            _checkpointer = new Checkpointer(FasterKV, _writes, commitMode ? log.WriteAheadLog : null, timeProvider, logger);
+            _checkpointer = new Checkpointer(FasterKV, log.Layout!, _writes, commitMode ? log.WriteAheadLog : null, timeProvider, logger);
             if (log.WriteAheadLog is not null)
             {
                 ReplayOrRelease(log.WriteAheadLog, log.ReplayFrom, settings.Durability, timeProvider);

@@ -24,6 +24,7 @@ internal sealed class LogFileLayout
         LogBasePath = Path.Combine(directory, prefix + ".log");
         LockFilePath = Path.Combine(directory, prefix + ".lock");
         ManifestPath = Path.Combine(directory, prefix + ".manifest.json");
+        CheckpointRecordPath = Path.Combine(directory, prefix + ".checkpoint.json");
         CheckpointDirectory = Path.Combine(directory, prefix + ".checkpoints");
         WriteAheadLogDirectory = Path.Combine(directory, prefix + ".wal");
     }
@@ -40,6 +41,9 @@ internal sealed class LogFileLayout
 
     /// <summary>Gets the manifest of a durable store: format version, record format, and the settings its files depend on.</summary>
     public string ManifestPath { get; }
+
+    /// <summary>Gets the record of a durable store's latest completed checkpoint, kept beside FASTER's own metadata.</summary>
+    public string CheckpointRecordPath { get; }
 
     /// <summary>Gets the directory FASTER writes a durable store's checkpoints to.</summary>
     public string CheckpointDirectory { get; }

@@ -29,68 +29,17 @@ internal sealed record StoreManifest(
     /// <summary>The format this version writes and the only one it reads. Raise it when the layout of any file changes.</summary>
     public const int CurrentFormatVersion = 1;
 
-    private const int MaxManifestBytes = 64 * 1024;
-
     public static StoreManifest For(StoreSettings settings, RecordFormat format) => new(
         CurrentFormatVersion, format.KeyType, format.ValueType, format.Serialization, settings.ValueChecksums, settings.PageSizeBits, settings.SegmentSizeBits, settings.IndexNumBuckets);
 
     /// <summary>Reads the manifest at <paramref name="path"/>, or returns null when there is none.</summary>
     /// <exception cref="StoreFileCorruptedException">The file is truncated, not a manifest, or fails its checksum.</exception>
-    public static StoreManifest? ReadIfExists(string path)
-    {
-        byte[] bytes;
-        try
-        {
-            using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read);
-            if (file.Length > MaxManifestBytes)
-            {
-                throw new StoreFileCorruptedException(path, $"it is {file.Length} bytes long, more than a manifest can be ({MaxManifestBytes} bytes)");
-            }
-
-            bytes = new byte[file.Length];
-            file.ReadExactly(bytes);
-        }
-        catch (FileNotFoundException)
-        {
-            return null;
-        }
-
-        Envelope? envelope;
-        try
-        {
-            envelope = JsonSerializer.Deserialize(bytes, ManifestJsonContext.Default.Envelope);
-        }
-        catch (JsonException e)
-        {
-            throw new StoreFileCorruptedException(path, "it is not valid manifest JSON", e);
-        }
-
-        if (envelope?.Manifest is null || envelope.Crc32C is null)
-        {
-            throw new StoreFileCorruptedException(path, "it lacks the manifest or its checksum");
-        }
-
-        if (!string.Equals(envelope.Crc32C, Checksum(envelope.Manifest), StringComparison.Ordinal))
-        {
-            throw new StoreFileCorruptedException(path, "its content does not match its checksum");
-        }
-
-        return envelope.Manifest;
-    }
+    public static StoreManifest? ReadIfExists(string path) =>
+        ChecksummedJsonFile.ReadIfExists(path, ManifestJsonContext.Default.EnvelopeStoreManifest, ManifestJsonContext.Default.StoreManifest);
 
     /// <summary>Writes the manifest so that a crash leaves either the old state (no manifest) or the whole new one.</summary>
-    public void WriteAtomically(string path)
-    {
-        byte[] bytes = JsonSerializer.SerializeToUtf8Bytes(new Envelope(this, Checksum(this)), ManifestJsonContext.Default.Envelope);
-        string temporary = path + ".tmp";
-        using (var file = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None))
-        {
-            file.Write(bytes);
-            file.Flush(flushToDisk: true);
-        }
-
-        File.Move(temporary, path, overwrite: true);
-    }
+    public void WriteAtomically(string path) =>
+        ChecksummedJsonFile.WriteAtomically(path, this, ManifestJsonContext.Default.EnvelopeStoreManifest, ManifestJsonContext.Default.StoreManifest);
 
     /// <summary>Throws <see cref="StoreManifestMismatchException"/> naming the first setting in which <paramref name="requested"/> differs.</summary>
     public void EnsureCompatibleWith(StoreManifest requested, string path)
@@ -120,19 +69,10 @@ internal sealed record StoreManifest(
     private static string Text<T>(T value) where T : IFormattable => value.ToString(null, CultureInfo.InvariantCulture);
 
     private static string Text(bool value) => value ? "true" : "false";
-
-    private static string Checksum(StoreManifest manifest)
-    {
-        byte[] content = JsonSerializer.SerializeToUtf8Bytes(manifest, ManifestJsonContext.Default.StoreManifest);
-        return Crc32C.Compute(content, 0).ToString("x8", CultureInfo.InvariantCulture);
-    }
-
-    /// <summary>The file's shape: the manifest and the checksum of its canonical serialization.</summary>
-    internal sealed record Envelope(StoreManifest Manifest, string Crc32C);
 }
 
 [JsonSourceGenerationOptions(WriteIndented = true)]
-[JsonSerializable(typeof(StoreManifest.Envelope))]
+[JsonSerializable(typeof(ChecksummedJsonFile.Envelope<StoreManifest>))]
 [JsonSerializable(typeof(StoreManifest))]
 internal sealed partial class ManifestJsonContext : JsonSerializerContext
 {

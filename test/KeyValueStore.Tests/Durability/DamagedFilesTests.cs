@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
@@ -84,6 +85,100 @@ public class DamagedFilesTests
         {
             Assert.Equal(Value(i, 1, 200), await ReadAsync(store, i));
         }
+    }
+
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint, "deleted")]
+    [InlineData(DurabilityMode.Checkpoint, "emptied")]
+    [InlineData(DurabilityMode.Commit, "deleted")]
+    [InlineData(DurabilityMode.Commit, "emptied")]
+    public async Task TheLatestCheckpointsMetadata_DeletedOrEmptied_IsReportedByName_NeverOpensAnEmptyStore(DurabilityMode mode, string damage)
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, mode);
+        await WriteAndCloseAsync(options, 500);
+        string metadata = Directory.GetFiles(Path.Combine(temp.Path, "store.checkpoints", "cpr-checkpoints"), "info.dat.0", SearchOption.AllDirectories).Single();
+        if (damage == "deleted")
+        {
+            File.Delete(metadata);
+        }
+        else
+        {
+            File.WriteAllBytes(metadata, []);
+        }
+
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(metadata, error.FilePath);
+        Assert.Equal(before, Snapshot(temp.Path));
+    }
+
+    [Fact]
+    public async Task OneFlippedBit_AnywhereInTheLatestCheckpointsMetadata_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 200);
+        string metadata = Directory.GetFiles(Path.Combine(temp.Path, "store.checkpoints", "cpr-checkpoints"), "info.dat.0", SearchOption.AllDirectories).Single();
+        byte[] original = File.ReadAllBytes(metadata);
+        int length = BitConverter.ToInt32(original, 0);
+        var random = new Random(17);
+
+        // Every line of the metadata once (FASTER's own checksum leaves some fields out), then random bytes.
+        var offsets = new List<int>();
+        for (int offset = sizeof(int); offset < sizeof(int) + length; offset++)
+        {
+            if (offset == sizeof(int) || original[offset - 1] == (byte)'\n')
+            {
+                offsets.Add(offset);
+            }
+        }
+
+        offsets.AddRange(Enumerable.Range(0, 20).Select(_ => random.Next(sizeof(int), sizeof(int) + length)));
+        foreach (int offset in offsets)
+        {
+            byte[] damaged = (byte[])original.Clone();
+            damaged[offset] ^= (byte)(1 << random.Next(8));
+            File.WriteAllBytes(metadata, damaged);
+
+            var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+            Assert.Equal(metadata, error.FilePath);
+        }
+
+        File.WriteAllBytes(metadata, original);
+        await using var store = StoreFactory.Open(options);
+        Assert.Equal(Value(199, 1, 200), await ReadAsync(store, 199));
+    }
+
+    [Theory]
+    [InlineData("deleted")]
+    [InlineData("damaged")]
+    public async Task TheCheckpointRecord_DeletedOrDamaged_IsReportedByName_AndNothingIsChanged(string damage)
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await WriteAndCloseAsync(options, 200);
+        string record = Path.Combine(temp.Path, "store.checkpoint.json");
+        if (damage == "deleted")
+        {
+            File.Delete(record);
+        }
+        else
+        {
+            byte[] bytes = File.ReadAllBytes(record);
+            bytes[bytes.Length / 2] ^= 0x04;
+            File.WriteAllBytes(record, bytes);
+        }
+
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(record, error.FilePath);
+        Assert.Equal(before, Snapshot(temp.Path));
     }
 
     /// <summary>

@@ -1,0 +1,61 @@
+using System;
+using System.Globalization;
+using System.IO;
+using System.Text.Json.Serialization;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// The store's own record of its latest completed checkpoint: which one, and a CRC-32C of the whole of FASTER's
+/// metadata file for it. Written when the store is created (no checkpoint yet) and after every checkpoint.
+/// </summary>
+/// <remarks>
+/// Why it exists: FASTER's metadata alone cannot tell a store that never completed a checkpoint from one whose metadata
+/// was deleted or emptied (both look like "no checkpoint", which used to open an empty store and delete the segments),
+/// and FASTER's checksum over the metadata does not cover every field (a flipped bit in one of the others opened an
+/// empty store). With this record, recovery knows which checkpoint must exist and checks all of its bytes.
+/// <para>
+/// A crash between FASTER completing a checkpoint and this record being rewritten leaves the record one checkpoint
+/// behind; recovery then accepts the newer checkpoint, which FASTER's own checks cover (see <see cref="CheckpointInspector"/>).
+/// </para>
+/// </remarks>
+/// <param name="Token">The checkpoint's token, or null when the store has completed none.</param>
+/// <param name="Version">The checkpoint's version; 0 when there is none.</param>
+/// <param name="MetadataBytes">The length of the checkpoint's metadata file.</param>
+/// <param name="MetadataCrc32C">The CRC-32C of the whole metadata file, as eight hex digits.</param>
+internal sealed record CheckpointRecord(Guid? Token, long Version, long MetadataBytes, string MetadataCrc32C)
+{
+    /// <summary>The record of a store that has completed no checkpoint.</summary>
+    public static CheckpointRecord None { get; } = new(null, 0, 0, "");
+
+    /// <exception cref="StoreFileCorruptedException">The record is damaged.</exception>
+    public static CheckpointRecord? ReadIfExists(string path) =>
+        ChecksummedJsonFile.ReadIfExists(path, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord);
+
+    /// <summary>Records the completed checkpoint whose metadata file is <paramref name="metadataPath"/>.</summary>
+    public static CheckpointRecord Of(Guid token, long version, string metadataPath)
+    {
+        byte[] metadata = File.ReadAllBytes(metadataPath);
+        return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata));
+    }
+
+    public void WriteAtomically(string path) =>
+        ChecksummedJsonFile.WriteAtomically(path, this, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord);
+
+    /// <summary>Whether <paramref name="metadataPath"/> holds exactly the metadata this record describes.</summary>
+    public bool Matches(string metadataPath)
+    {
+        var file = new FileInfo(metadataPath);
+        return file.Exists && file.Length == MetadataBytes && string.Equals(CrcOf(File.ReadAllBytes(metadataPath)), MetadataCrc32C, StringComparison.Ordinal);
+    }
+
+    private static string CrcOf(byte[] bytes) => Crc32C.Compute(bytes, 0).ToString("x8", CultureInfo.InvariantCulture);
+}
+
+[JsonSourceGenerationOptions(WriteIndented = true)]
+[JsonSerializable(typeof(ChecksummedJsonFile.Envelope<CheckpointRecord>))]
+[JsonSerializable(typeof(CheckpointRecord))]
+internal sealed partial class CheckpointRecordJsonContext : JsonSerializerContext
+{
+}
