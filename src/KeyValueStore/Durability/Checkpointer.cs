@@ -102,16 +102,23 @@ internal sealed class Checkpointer : IAsyncDisposable
     }
 
     /// <summary>
-    /// Takes a checkpoint that records <paramref name="writeAheadLog"/>'s tail, after its entries were replayed into a
-    /// store that no longer runs in Commit mode: the checkpoint then holds everything, and the log can be deleted.
+    /// Takes a checkpoint that holds everything, after the write-ahead log's entries were replayed into a store that no
+    /// longer runs in Commit mode, so that the caller can delete the log.
     /// </summary>
-    public async Task RetireWriteAheadLogAsync(WriteAheadLog writeAheadLog)
+    /// <remarks>
+    /// The checkpoint records no log position (FASTER restored the last one into <see cref="FasterKV{Key, Value}.CommitCookie"/>
+    /// on recovery, so it is cleared first). A checkpoint that recorded one would require a log that is about to be
+    /// deleted, and a crash before the next checkpoint would leave a store that opens in neither mode. Without a
+    /// position, a crash before the log is deleted replays the whole log over this checkpoint, which already holds its
+    /// every write: replaying overwrites and deletes in their order again changes nothing.
+    /// </remarks>
+    public async Task RetireWriteAheadLogAsync()
     {
         await _oneAtATime.WaitAsync().ConfigureAwait(false);
         try
         {
-            await TakeCheckpointAsync("write-ahead log retired", writeAheadLog).ConfigureAwait(false);
             _store.CommitCookie = null;
+            await TakeCheckpointAsync("write-ahead log retired", writeAheadLog: null).ConfigureAwait(false);
         }
         finally
         {

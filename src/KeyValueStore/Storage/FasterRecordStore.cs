@@ -343,7 +343,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             Log.WriteAheadLogReplayed(_logger, from, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
             if (durability != DurabilityMode.Commit)
             {
-                Task.Run(() => _checkpointer!.RetireWriteAheadLogAsync(writeAheadLog)).GetAwaiter().GetResult();
+                Task.Run(() => _checkpointer!.RetireWriteAheadLogAsync()).GetAwaiter().GetResult();
                 writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
                 WriteAheadLog.DeleteFiles(writeAheadLog.Directory);
                 Log.WriteAheadLogRetired(_logger, writeAheadLog.Directory, durability);

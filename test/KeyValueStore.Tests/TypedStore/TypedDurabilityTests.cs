@@ -1,5 +1,4 @@
 using System;
-using System.Linq;
 using System.Threading.Tasks;
 using KeyValueStore.Tests.Support;
 
@@ -58,9 +57,8 @@ public class TypedDurabilityTests
                 await store.UpsertAsync(i, new Reading(1, 2, i, i));
             }
 
-            // Copy the files as they are now (every write acknowledged, no close-time checkpoint yet): a crash image.
-            // The lock file is left behind: the crashed process's lock dies with it.
-            CopyDirectory(temp.Path, temp.Path + "-crash");
+            // Every write acknowledged, no close-time checkpoint yet.
+            CrashImage.Copy(temp.Path, temp.Path + "-crash");
         }
 
         var crashImage = TypedStores.Durable(temp.Path + "-crash", DurabilityMode.Commit);
@@ -110,21 +108,5 @@ public class TypedDurabilityTests
         await using var store = await MixedStorageKVStore<int, int>.OpenAsync(options);
         await store.UpsertAsync(1, 1);
         Assert.Equal(1, (await store.ReadAsync(1)).Value);
-    }
-
-    private static void CopyDirectory(string from, string to)
-    {
-        foreach (string directory in System.IO.Directory.GetDirectories(from, "*", System.IO.SearchOption.AllDirectories))
-        {
-            System.IO.Directory.CreateDirectory(directory.Replace(from, to, StringComparison.Ordinal));
-        }
-
-        System.IO.Directory.CreateDirectory(to);
-        foreach (string file in System.IO.Directory.GetFiles(from, "*", System.IO.SearchOption.AllDirectories).Where(path => !path.EndsWith(".lock", StringComparison.Ordinal)))
-        {
-            using var source = new System.IO.FileStream(file, System.IO.FileMode.Open, System.IO.FileAccess.Read, System.IO.FileShare.ReadWrite | System.IO.FileShare.Delete);
-            using var target = System.IO.File.Create(file.Replace(from, to, StringComparison.Ordinal));
-            source.CopyTo(target);
-        }
     }
 }
