@@ -23,6 +23,11 @@ internal static class BackendCatalog
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
         new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Normal)),
         new("sqlite-full", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=FULL: each upsert is its own transaction, durable on return (the WAL synced at every commit)", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Full)),
+        new("litedb", "LiteDB 5, one collection of documents (binary _id and value); a commit returns before a background writer writes and syncs it", UsesMemorySize: false, StoresOnDisk: true, context => new LiteDbBackend(context)),
+        new("rocksdb", "RocksDB, default options, write-ahead log written but not synced per write (like SQLite synchronous=NORMAL)", UsesMemorySize: false, StoresOnDisk: true, context => new RocksDbBackend(context, sync: false)),
+        new("rocksdb-sync", "RocksDB with WriteOptions sync=true: each write durable on return (the WAL synced, concurrent writers grouped)", UsesMemorySize: false, StoresOnDisk: true, context => new RocksDbBackend(context, sync: true)),
+        new("zonetree", "ZoneTree 2 (byte[] keys and values), default AsyncCompressed write-ahead log: queued for a background writer, no sync; no batches", UsesMemorySize: false, StoresOnDisk: true, context => new ZoneTreeBackend(context)),
+        new("raw-faster", "FASTER 2.6.5's FasterKV<SpanByte, SpanByte> used directly, the faster backend's log sizes, durability none: the ceiling for the engine; no batches", UsesMemorySize: true, StoresOnDisk: true, context => new RawFasterBackend(context)),
     ];
 
     /// <summary>Gets the backend a run without --backend measures: <c>typed</c>, the public API.</summary>

@@ -88,8 +88,8 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         await _writeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            _upsertKey.Value = AsArray(key);
-            _upsertValue.Value = AsArray(value);
+            _upsertKey.Value = WholeArray.Of(key);
+            _upsertValue.Value = WholeArray.Of(value);
             _upsert.ExecuteNonQuery();
             Interlocked.Increment(ref _commits); // Autocommit: the statement returned, so its transaction committed.
         }
@@ -113,8 +113,8 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
             {
                 for (int i = 0; i < writes.Count; i++)
                 {
-                    _upsertKey.Value = AsArray(writes[i].Key);
-                    _upsertValue.Value = AsArray(writes[i].Value);
+                    _upsertKey.Value = WholeArray.Of(writes[i].Key);
+                    _upsertValue.Value = WholeArray.Of(writes[i].Value);
                     _upsert.ExecuteNonQuery();
                 }
 
@@ -139,7 +139,7 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         await _writeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            _deleteKey.Value = AsArray(key);
+            _deleteKey.Value = WholeArray.Of(key);
             bool removed = _delete.ExecuteNonQuery() > 0;
             if (removed)
             {
@@ -165,7 +165,7 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
 
         try
         {
-            return ValueTask.FromResult(reader.Read(AsArray(key), destination));
+            return ValueTask.FromResult(reader.Read(WholeArray.Of(key), destination));
         }
         finally
         {
@@ -230,12 +230,6 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         command.CommandText = sql;
         command.ExecuteNonQuery();
     }
-
-    // Microsoft.Data.Sqlite binds blobs from arrays; the load test's buffers are whole arrays, so this copies nothing.
-    private static byte[] AsArray(ReadOnlyMemory<byte> memory) =>
-        MemoryMarshal.TryGetArray(memory, out ArraySegment<byte> segment) && segment.Offset == 0 && segment.Count == segment.Array!.Length
-            ? segment.Array
-            : memory.ToArray();
 
     /// <summary>A read connection with its prepared select; used by one caller at a time.</summary>
     private sealed class Reader : IDisposable
