@@ -6,7 +6,9 @@ namespace KeyValueStore.LoadTest.Backends;
 
 /// <summary>
 /// Every backend --backend accepts; the first, <c>typed</c>, is the default, so a run with no options measures the
-/// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison. A durability mode of the store is one more line here: a
+/// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison; <c>raw-faster</c> is FASTER
+/// with nothing of ours, the engine's ceiling; the rest are the stores a .NET user would pick instead, each through its
+/// own adapter, and each line's description says how durable its writes are. A durability mode of the store is one more line here: a
 /// <see cref="FasterBackend"/> whose <c>configure</c> sets that mode on the options, for example
 /// <c>new("faster-checkpoint", "…", UsesMemorySize: true, StoresOnDisk: true, context =&gt; new FasterBackend(context, options =&gt; options.… = …))</c>.
 /// </summary>
