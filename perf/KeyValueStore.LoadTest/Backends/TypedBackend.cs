@@ -79,9 +79,9 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         return value.Length;
     }
 
-    /// <summary>Deletes the record through the public API; <see cref="RecordStatus.Found"/> means it had a value.</summary>
+    /// <summary>Deletes the record through the public API; <see cref="KeyStatus.Found"/> means it had a value.</summary>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) =>
-        await _store.DeleteAsync(Id(key)).ConfigureAwait(false) == RecordStatus.Found;
+        await _store.DeleteAsync(Id(key)).ConfigureAwait(false) == KeyStatus.Found;
 
     /// <summary>The sizes of every file in the run's directory: the store's segments, checkpoints and write-ahead log.</summary>
     public long BytesOnDisk() => DirectorySize.Of(_directory);
