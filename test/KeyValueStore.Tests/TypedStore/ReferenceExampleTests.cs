@@ -21,13 +21,7 @@ public class ReferenceExampleTests
         await UpsertAllAsync(store, "dummyString2");
         await ExpectAllAsync(store, KeyStatus.Found, "dummyString2");
 
-        var deletes = new ConcurrentQueue<ValueTask<KeyStatus>>();
-        Parallel.For(0, Records, key => deletes.Enqueue(store.DeleteAsync(key)));
-        foreach (ValueTask<KeyStatus> delete in deletes)
-        {
-            Assert.Equal(KeyStatus.Found, await delete);
-        }
-
+        await DeleteAllAsync(store);
         await ExpectAllAsync(store, KeyStatus.NotFound, null);
     }
 
@@ -41,13 +35,7 @@ public class ReferenceExampleTests
         await UpsertAllAsync(store, "dummyString2");
         await ExpectAllAsync(store, KeyStatus.Found, "dummyString2");
 
-        var deletes = new ConcurrentQueue<ValueTask<KeyStatus>>();
-        Parallel.For(0, Records, key => deletes.Enqueue(store.DeleteAsync(key)));
-        foreach (ValueTask<KeyStatus> delete in deletes)
-        {
-            Assert.Equal(KeyStatus.Found, await delete);
-        }
-
+        await DeleteAllAsync(store);
         await ExpectAllAsync(store, KeyStatus.NotFound, null);
     }
 
@@ -105,6 +93,16 @@ public class ReferenceExampleTests
         var upserts = new ConcurrentQueue<Task>();
         Parallel.For(0, Records, key => upserts.Enqueue(store.UpsertAsync(key, value).AsTask()));
         await Task.WhenAll(upserts);
+    }
+
+    private static async Task DeleteAllAsync(MixedStorageKVStore<int, string> store)
+    {
+        var deletes = new ConcurrentQueue<ValueTask<KeyStatus>>();
+        Parallel.For(0, Records, key => deletes.Enqueue(store.DeleteAsync(key)));
+        foreach (ValueTask<KeyStatus> delete in deletes)
+        {
+            Assert.Equal(KeyStatus.Found, await delete);
+        }
     }
 
     private static async Task ExpectAllAsync(MixedStorageKVStore<int, string> store, KeyStatus status, string? value)
