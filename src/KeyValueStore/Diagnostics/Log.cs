@@ -62,7 +62,7 @@ internal static partial class Log
     public static partial void WriteAheadLogReplayed(ILogger logger, long fromAddress, long untilAddress, long transactions, long writes, int incomplete, TimeSpan duration);
 
     [LoggerMessage(EventId = 26, Level = LogLevel.Error,
-        Message = "A write-ahead log commit failed; the writers waiting for it fail with this exception, and the store accepts no further durable writes until it is reopened.")]
+        Message = "A write-ahead log commit failed; the writers waiting for it get StoreFaultedException, and the store refuses writes until it is reopened.")]
     public static partial void WriteAheadLogCommitFailed(ILogger logger, Exception exception);
 
     [LoggerMessage(EventId = 27, Level = LogLevel.Information,
@@ -72,4 +72,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 28, Level = LogLevel.Information,
         Message = "Write-ahead log '{Directory}': cleared what a crash left after its committed end at address {CommittedUntilAddress}, before appending there.")]
     public static partial void WriteAheadLogTailCleared(ILogger logger, string directory, long committedUntilAddress);
+
+    [LoggerMessage(EventId = 29, Level = LogLevel.Warning,
+        Message = "No checkpoint on close: the write-ahead log has failed, and a checkpoint would make durable the writes whose callers were told they failed. The next open recovers the previous checkpoint and the log's committed entries.")]
+    public static partial void CloseCheckpointSkipped(ILogger logger);
 }

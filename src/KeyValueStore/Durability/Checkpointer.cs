@@ -156,7 +156,17 @@ internal sealed class Checkpointer : IAsyncDisposable
         await _stopping.CancelAsync().ConfigureAwait(false);
         await IgnoreCancellation(_periodic).ConfigureAwait(false);
         await IgnoreCancellation(_logSizeCheckpoint).ConfigureAwait(false);
-        await CheckpointAsync("close").ConfigureAwait(false);
+        if (_writeAheadLog?.IsFaulted == true)
+        {
+            // The store holds writes the log could not make durable, and their callers were told so: a checkpoint
+            // would make them durable after all. Recovery takes the previous checkpoint and the log's committed entries.
+            Log.CloseCheckpointSkipped(_logger);
+        }
+        else
+        {
+            await CheckpointAsync("close").ConfigureAwait(false);
+        }
+
         _stopping.Dispose();
     }
 

@@ -116,7 +116,7 @@ internal static class StoreRecovery
             return null;
         }
 
-        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger);
+        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger, settings.WrapWriteAheadLogDevice);
         try
         {
             replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);

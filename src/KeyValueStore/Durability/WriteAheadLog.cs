@@ -52,14 +52,17 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     private readonly string _directory;
     private readonly int _segmentSizeBits;
     private readonly ILogger _logger;
+    private readonly Func<IDevice, IDevice>? _wrapDevice;
     private readonly CancellationTokenSource _stopping = new();
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private Task _groupCommits = Task.CompletedTask;
+    private Exception? _fault;
     private long _commitCount;
     private int _disposed;
 
-    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, ILogger logger)
+    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
     {
+        _wrapDevice = wrapDevice;
         _directory = directory;
         _segmentSizeBits = segmentSizeBits;
         _log = log;
@@ -83,6 +86,12 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// </summary>
     public bool IsDueForCheckpoint => TailAddress - BeginAddress >= 4L << _segmentSizeBits;
 
+    /// <summary>
+    /// Gets whether a commit has failed. FASTER's log then holds entries it could not make durable and commits no more, so
+    /// from then on the store refuses writes (<see cref="ThrowIfFaulted"/>) until it is reopened.
+    /// </summary>
+    public bool IsFaulted => Volatile.Read(ref _fault) is not null;
+
     /// <summary>Gets the commits completed since the log opened: group commits, and those before checkpoints.</summary>
     public long CommitCount => Interlocked.Read(ref _commitCount);
 
@@ -97,7 +106,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <param name="segmentSizeBits">The size of its segment files (<see cref="SegmentSizeBitsFor"/>); the same on every open.</param>
     /// <param name="logger">Receives the log's events.</param>
     /// <exception cref="StoreFileCorruptedException">The commit file is missing or damaged, or the log cannot be recovered.</exception>
-    public static WriteAheadLog Open(string directory, int segmentSizeBits, ILogger logger)
+    /// <param name="wrapDevice">Wraps the log's device (fault-injection tests); null for the device as it is.</param>
+    public static WriteAheadLog Open(string directory, int segmentSizeBits, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null)
     {
         System.IO.Directory.CreateDirectory(directory);
         string commitsPath = Path.Combine(directory, "commits");
@@ -113,6 +123,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         try
         {
             device = Devices.CreateLogDevice(Path.Combine(directory, SegmentBaseName), preallocateFile: true, recoverDevice: true);
+            device = wrapDevice?.Invoke(device) ?? device;
             log = new FasterLog(new FasterLogSettings
             {
                 LogDevice = device,
@@ -134,7 +145,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
             }
 
-            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, logger);
+            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, logger, wrapDevice);
         }
         catch
         {
@@ -167,7 +178,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         await DisposeAsync().ConfigureAwait(false);
         WalTailScrubber.Scrub(_directory, _segmentSizeBits, committedUntil);
         Log.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
-        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _logger);
+        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _logger, _wrapDevice);
         if (reopened.CommittedUntilAddress != committedUntil)
         {
             long found = reopened.CommittedUntilAddress;
@@ -190,9 +201,21 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <summary>Starts the group-commit loop that <see cref="WaitForCommitAsync"/> relies on.</summary>
     public void StartGroupCommit() => _groupCommits = RunGroupCommitsAsync(_stopping.Token);
 
+    /// <summary>The fence: throws once a commit has failed, so that no write after a failure is acknowledged.</summary>
+    /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
+    public void ThrowIfFaulted()
+    {
+        if (Volatile.Read(ref _fault) is Exception fault)
+        {
+            throw new StoreFaultedException("write-ahead log", fault);
+        }
+    }
+
     /// <summary>Appends one upsert or delete; returns its address, to wait for with <see cref="WaitForCommitAsync"/>.</summary>
+    /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
     public ValueTask<long> AppendAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete)
     {
+        ThrowIfFaulted();
         int payloadSize = WalTransaction.SizeOf(key.Length, isDelete ? 0 : value.Length);
         if (payloadSize > MaxFragmentPayload)
         {
@@ -206,8 +229,10 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     }
 
     /// <summary>Appends the writes of one atomic batch as one transaction; returns the address of its last entry.</summary>
+    /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
     public async ValueTask<long> AppendAsync(IReadOnlyList<BatchWrite> writes)
     {
+        ThrowIfFaulted();
         byte[] transaction = WalTransaction.Encode(writes, out int length);
         try
         {
@@ -234,20 +259,52 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     }
 
     /// <summary>Completes once the entry at <paramref name="address"/> is durable; asks for a group commit if none is under way.</summary>
+    /// <exception cref="StoreFaultedException">A commit of the log has failed; the entry may not be durable.</exception>
     public ValueTask WaitForCommitAsync(long address, CancellationToken cancellationToken = default)
     {
+        ThrowIfFaulted();
         _commitRequested.Writer.TryWrite(true);
 
         // Entries are committed whole, so the commit point passing the entry's first byte means the entry is durable.
         // commitNum 0: wait for the address only, not for commits other writers requested later.
-        return _log.WaitForCommitAsync(address + 1, commitNum: 0, cancellationToken);
+        ValueTask wait = _log.WaitForCommitAsync(address + 1, commitNum: 0, cancellationToken);
+        return wait.IsCompletedSuccessfully ? wait : WaitOrFaultAsync(wait);
     }
 
     /// <summary>Commits everything appended so far and completes when it is durable.</summary>
+    /// <exception cref="StoreFaultedException">The commit failed, or an earlier one did.</exception>
     public async ValueTask CommitAsync()
     {
-        await _log.CommitAsync().ConfigureAwait(false);
+        ThrowIfFaulted();
+        try
+        {
+            await _log.CommitAsync().ConfigureAwait(false);
+        }
+        catch (CommitFailureException e)
+        {
+            throw Fault(e);
+        }
+
         Interlocked.Increment(ref _commitCount);
+    }
+
+    private async ValueTask WaitOrFaultAsync(ValueTask wait)
+    {
+        try
+        {
+            await wait.ConfigureAwait(false);
+        }
+        catch (CommitFailureException e)
+        {
+            throw Fault(e);
+        }
+    }
+
+    /// <summary>Records the first failure (later writes are fenced off by it) and returns the exception for the caller.</summary>
+    private StoreFaultedException Fault(Exception failure)
+    {
+        Interlocked.CompareExchange(ref _fault, failure, null);
+        return new StoreFaultedException("write-ahead log", failure);
     }
 
     /// <summary>Lets the log drop entries below <paramref name="address"/>; their files go with a later commit.</summary>
@@ -361,7 +418,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             }
             catch (Exception e)
             {
-                // The waiting writers get the same exception from their wait; the log refuses further commits.
+                // The waiting writers get StoreFaultedException from their wait; every later write is fenced off.
+                Fault(e is StoreFaultedException faulted ? faulted.InnerException! : e);
                 Log.WriteAheadLogCommitFailed(_logger, e);
             }
         }

@@ -29,6 +29,7 @@ internal sealed partial class FasterRecordStore
     public async ValueTask ApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken = default)
     {
         ValidateBatch(writes);
+        _writeAheadLog?.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
@@ -64,6 +65,7 @@ internal sealed partial class FasterRecordStore
         Func<IReadOnlyList<byte[]?>, IReadOnlyList<BatchWrite>> update,
         CancellationToken cancellationToken = default)
     {
+        _writeAheadLog?.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         int written;
         long walAddress;

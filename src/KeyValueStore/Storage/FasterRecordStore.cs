@@ -138,6 +138,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
         EnsureRecordFits(key.Length, value.Length);
+        _writeAheadLog?.ThrowIfFaulted();
 
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
@@ -251,6 +252,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// </summary>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
+        _writeAheadLog?.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
@@ -434,7 +436,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                     await _checkpointer.DisposeAsync().ConfigureAwait(false);
                 }
 
-                if (_writeAheadLog is not null)
+                if (_writeAheadLog is not null && !_writeAheadLog.IsFaulted)
                 {
                     // Persists the log's new begin address, which deletes the segments the last checkpoint made unneeded.
                     await _writeAheadLog.CommitAsync().ConfigureAwait(false);

@@ -23,5 +23,11 @@ internal sealed record StoreSettings(
 {
     public bool IsDurable => Durability != DurabilityMode.None;
 
+    /// <summary>
+    /// Wraps the device of the write-ahead log when it is opened; null in every store a user opens. Fault-injection
+    /// tests use it to make the log's writes fail the way a failing or full disk would.
+    /// </summary>
+    public Func<FASTER.core.IDevice, FASTER.core.IDevice>? WrapWriteAheadLogDevice { get; init; }
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }

@@ -1,0 +1,104 @@
+using System;
+using System.Threading;
+using FASTER.core;
+
+namespace KeyValueStore.Tests.Support;
+
+/// <summary>
+/// A device that passes everything to the real one until told to fail: then every write completes with an I/O error
+/// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would.
+/// </summary>
+internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
+{
+    /// <summary>errno EIO: an input/output error.</summary>
+    public const uint InputOutputError = 5;
+
+    /// <summary>errno ENOSPC: no space left on the device.</summary>
+    public const uint NoSpaceLeft = 28;
+
+    private uint _writeError;
+    private long _failedWrites;
+
+    /// <summary>Gets the writes failed so far.</summary>
+    public long FailedWrites => Interlocked.Read(ref _failedWrites);
+
+    /// <summary>From now on every write fails with <paramref name="error"/>; 0 lets writes through again.</summary>
+    public void FailWrites(uint error) => Volatile.Write(ref _writeError, error);
+
+    public uint SectorSize => inner.SectorSize;
+
+    public string FileName => inner.FileName;
+
+    public long Capacity => inner.Capacity;
+
+    public long SegmentSize => inner.SegmentSize;
+
+    public int StartSegment => inner.StartSegment;
+
+    public int EndSegment => inner.EndSegment;
+
+    public int ThrottleLimit
+    {
+        get => inner.ThrottleLimit;
+        set => inner.ThrottleLimit = value;
+    }
+
+    public void Initialize(long segmentSize, LightEpoch? epoch = null, bool omitSegmentIdFromFilename = false) => inner.Initialize(segmentSize, epoch, omitSegmentIdFromFilename);
+
+    public bool TryComplete() => inner.TryComplete();
+
+    public bool Throttle() => inner.Throttle();
+
+    public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
+    {
+        if (!Failed(callback, context))
+        {
+            inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
+        }
+    }
+
+    public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
+    {
+        if (!Failed(callback, context))
+        {
+            inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
+        }
+    }
+
+    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
+        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+
+    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
+        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+
+    public void TruncateUntilAddress(long toAddress) => inner.TruncateUntilAddress(toAddress);
+
+    public void TruncateUntilSegment(int toSegment) => inner.TruncateUntilSegment(toSegment);
+
+    public void RemoveSegment(int segment) => inner.RemoveSegment(segment);
+
+    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilAddressAsync(toAddress, callback, result);
+
+    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilSegmentAsync(toSegment, callback, result);
+
+    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) => inner.RemoveSegmentAsync(segment, callback, result);
+
+    public long GetFileSize(int segment) => inner.GetFileSize(segment);
+
+    public void Reset() => inner.Reset();
+
+    public void Dispose() => inner.Dispose();
+
+    private bool Failed(DeviceIOCompletionCallback callback, object context)
+    {
+        uint error = Volatile.Read(ref _writeError);
+        if (error == 0)
+        {
+            return false;
+        }
+
+        Interlocked.Increment(ref _failedWrites);
+        callback(error, 0, context);
+        return true;
+    }
+}
