@@ -7,7 +7,7 @@ using KeyValueStore;
 using KeyValueStore.CrashHarness;
 
 // worker <dir> <mode> <seed> <versionBase>   the child the checker kills
-// soak [--cycles N] [--mode Commit|Checkpoint] [--dir D] [--seed S]   many cycles; exit code 1 on any violation
+// soak [--cycles N] [--mode Commit|Checkpoint] [--dir D] [--seed S]   many cycles; exit code 1 on any violation; a random seed unless given
 if (args.Length == 5 && args[0] == "worker")
 {
     return await CrashWorker.RunAsync(args[1], Enum.Parse<DurabilityMode>(args[2]), int.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[4], CultureInfo.InvariantCulture));
@@ -17,7 +17,9 @@ if (args.Length >= 1 && args[0] == "soak")
 {
     int cycles = int.Parse(Option("--cycles", "1000"), CultureInfo.InvariantCulture);
     var mode = Enum.Parse<DurabilityMode>(Option("--mode", "Commit"));
-    int seed = int.Parse(Option("--seed", "1"), CultureInfo.InvariantCulture);
+    // A fresh seed per run unless one is given, printed first, so that every run explores new schedules and any run can be replayed.
+    int seed = int.Parse(Option("--seed", Random.Shared.Next().ToString(CultureInfo.InvariantCulture)), CultureInfo.InvariantCulture);
+    Console.WriteLine($"{mode}: seed {seed} (replay with --seed {seed})");
     string directory = Option("--dir", Path.Combine(Path.GetTempPath(), "kvstore-crash-soak", Guid.NewGuid().ToString("N")));
     var checker = new CrashChecker(directory, mode, seed);
     int violations = 0, beforeReady = 0;
