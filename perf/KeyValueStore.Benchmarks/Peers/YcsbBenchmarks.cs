@@ -10,7 +10,7 @@ namespace KeyValueStore.Benchmarks.Peers;
 /// YCSB's core workloads A (50% reads, 50% updates) and B (95% reads, 5% updates) over a loaded set of 1 KB records,
 /// keys chosen by the load test's scrambled Zipfian chooser (YCSB's default, theta 0.99), at 1, 8 and 64 concurrent
 /// tasks. An update overwrites the record's whole value. The FASTER stores get 256 MB of log memory, so the set
-/// (about 100 MB) stays in memory.
+/// (50,000 records, about 50 MB) stays in memory.
 /// </summary>
 public class YcsbBenchmarks
 {
