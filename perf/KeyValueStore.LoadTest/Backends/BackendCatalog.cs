@@ -6,7 +6,9 @@ namespace KeyValueStore.LoadTest.Backends;
 
 /// <summary>
 /// Every backend --backend accepts; the first, <c>typed</c>, is the default, so a run with no options measures the
-/// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison. A durability mode of the store is one more line here: a
+/// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison; <c>raw-faster</c> is FASTER
+/// with nothing of ours, the engine's ceiling; the rest are the stores a .NET user would pick instead, each through its
+/// own adapter, and each line's description says how durable its writes are. A durability mode of the store is one more line here: a
 /// <see cref="FasterBackend"/> whose <c>configure</c> sets that mode on the options, for example
 /// <c>new("faster-checkpoint", "…", UsesMemorySize: true, StoresOnDisk: true, context =&gt; new FasterBackend(context, options =&gt; options.… = …))</c>.
 /// </summary>
@@ -23,6 +25,11 @@ internal static class BackendCatalog
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
         new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Normal)),
         new("sqlite-full", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=FULL: each upsert is its own transaction, durable on return (the WAL synced at every commit)", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Full)),
+        new("litedb", "LiteDB 5, one collection of documents (binary _id and value); a commit returns before a background writer writes and syncs it", UsesMemorySize: false, StoresOnDisk: true, context => new LiteDbBackend(context)),
+        new("rocksdb", "RocksDB, default options, write-ahead log written but not synced per write (like SQLite synchronous=NORMAL)", UsesMemorySize: false, StoresOnDisk: true, context => new RocksDbBackend(context, sync: false)),
+        new("rocksdb-sync", "RocksDB with WriteOptions sync=true: each write durable on return (the WAL synced, concurrent writers grouped)", UsesMemorySize: false, StoresOnDisk: true, context => new RocksDbBackend(context, sync: true)),
+        new("zonetree", "ZoneTree 2 (byte[] keys and values), default AsyncCompressed write-ahead log: queued for a background writer, no sync; no batches", UsesMemorySize: false, StoresOnDisk: true, context => new ZoneTreeBackend(context)),
+        new("raw-faster", "FASTER 2.6.5's FasterKV<SpanByte, SpanByte> used directly, the faster backend's log sizes, durability none: the ceiling for the engine; no batches", UsesMemorySize: true, StoresOnDisk: true, context => new RawFasterBackend(context)),
     ];
 
     /// <summary>Gets the backend a run without --backend measures: <c>typed</c>, the public API.</summary>

@@ -71,6 +71,9 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
         }
     }
 
+    /// <summary>The store's own delete: exact, since it reads the key's record (from disk if need be) before removing it.</summary>
+    public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _store.DeleteAsync(key);
+
     public long BytesOnDisk() => DirectorySize.Of(_directory);
 
     /// <summary>

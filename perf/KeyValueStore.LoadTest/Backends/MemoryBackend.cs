@@ -53,6 +53,8 @@ internal sealed class MemoryBackend : ILoadTestBackend, IBatchWriter
         return ValueTask.FromResult(value.Length);
     }
 
+    public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => ValueTask.FromResult(_bySpan.TryRemove(key.Span, out _));
+
     public long BytesOnDisk() => 0;
 
     public ValueTask DisposeAsync()

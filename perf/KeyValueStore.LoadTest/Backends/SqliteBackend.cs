@@ -44,6 +44,8 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
     private readonly SqliteCommand _upsert;
     private readonly SqliteParameter _upsertKey;
     private readonly SqliteParameter _upsertValue;
+    private readonly SqliteCommand _delete;
+    private readonly SqliteParameter _deleteKey;
     private readonly ConcurrentBag<Reader> _readers = [];
     private readonly ConcurrentBag<Reader> _allReaders = [];
     private long _commits;
@@ -75,6 +77,10 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         _upsertKey = _upsert.Parameters.Add("$key", SqliteType.Blob);
         _upsertValue = _upsert.Parameters.Add("$value", SqliteType.Blob);
         _upsert.Prepare();
+        _delete = _writer.CreateCommand();
+        _delete.CommandText = "DELETE FROM kv WHERE key = $key;";
+        _deleteKey = _delete.Parameters.Add("$key", SqliteType.Blob);
+        _delete.Prepare();
     }
 
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value)
@@ -82,8 +88,8 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         await _writeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            _upsertKey.Value = AsArray(key);
-            _upsertValue.Value = AsArray(value);
+            _upsertKey.Value = WholeArray.Of(key);
+            _upsertValue.Value = WholeArray.Of(value);
             _upsert.ExecuteNonQuery();
             Interlocked.Increment(ref _commits); // Autocommit: the statement returned, so its transaction committed.
         }
@@ -107,8 +113,8 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
             {
                 for (int i = 0; i < writes.Count; i++)
                 {
-                    _upsertKey.Value = AsArray(writes[i].Key);
-                    _upsertValue.Value = AsArray(writes[i].Value);
+                    _upsertKey.Value = WholeArray.Of(writes[i].Key);
+                    _upsertValue.Value = WholeArray.Of(writes[i].Value);
                     _upsert.ExecuteNonQuery();
                 }
 
@@ -127,6 +133,28 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         }
     }
 
+    /// <summary>A prepared <c>DELETE</c> on the writer connection, its own transaction: true when it removed a row.</summary>
+    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key)
+    {
+        await _writeLock.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            _deleteKey.Value = WholeArray.Of(key);
+            bool removed = _delete.ExecuteNonQuery() > 0;
+            if (removed)
+            {
+                // A delete that matched no row changed no page, so its commit writes nothing to the WAL: counted only when it did.
+                Interlocked.Increment(ref _commits);
+            }
+
+            return removed;
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+    }
+
     public ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination)
     {
         if (!_readers.TryTake(out Reader? reader))
@@ -137,7 +165,7 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
 
         try
         {
-            return ValueTask.FromResult(reader.Read(AsArray(key), destination));
+            return ValueTask.FromResult(reader.Read(WholeArray.Of(key), destination));
         }
         finally
         {
@@ -147,7 +175,7 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
 
     public long BytesOnDisk() => DirectorySize.Of(_directory);
 
-    /// <summary>Gets the transactions committed (one per upsert or per batch); null with synchronous=NORMAL, whose commits do not sync.</summary>
+    /// <summary>Gets the transactions committed (one per upsert, delete or batch); null with synchronous=NORMAL, whose commits do not sync.</summary>
     public long? DurableFlushes => _synchronous == SqliteSynchronous.Full ? Interlocked.Read(ref _commits) : null;
 
     public string FlushNote =>
@@ -180,6 +208,7 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         }
 
         _upsert.Dispose();
+        _delete.Dispose();
         _writer.Dispose();
         _writeLock.Dispose();
         return ValueTask.CompletedTask;
@@ -201,12 +230,6 @@ internal sealed class SqliteBackend : ILoadTestBackend, IDurableFlushCounter, IB
         command.CommandText = sql;
         command.ExecuteNonQuery();
     }
-
-    // Microsoft.Data.Sqlite binds blobs from arrays; the load test's buffers are whole arrays, so this copies nothing.
-    private static byte[] AsArray(ReadOnlyMemory<byte> memory) =>
-        MemoryMarshal.TryGetArray(memory, out ArraySegment<byte> segment) && segment.Offset == 0 && segment.Count == segment.Array!.Length
-            ? segment.Array
-            : memory.ToArray();
 
     /// <summary>A read connection with its prepared select; used by one caller at a time.</summary>
     private sealed class Reader : IDisposable

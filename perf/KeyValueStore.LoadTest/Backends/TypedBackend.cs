@@ -1,7 +1,6 @@
 using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
-using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Workloads;
 
@@ -48,7 +47,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
     }
 
     /// <summary>Upserts the record: the id decoded from the key, the value's bytes as the array the caller holds.</summary>
-    public ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value) => _store.UpsertAsync(Id(key), AsArray(value));
+    public ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value) => _store.UpsertAsync(Id(key), WholeArray.Of(value));
 
     /// <summary>
     /// Writes the batch as one <see cref="WriteBatch{TKey, TValue}"/>, a new one per call as a caller with no batch to
@@ -59,7 +58,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         var batch = new WriteBatch<long, byte[]>();
         for (int i = 0; i < writes.Count; i++)
         {
-            batch.Upsert(Id(writes[i].Key), AsArray(writes[i].Value));
+            batch.Upsert(Id(writes[i].Key), WholeArray.Of(writes[i].Value));
         }
 
         await _store.ApplyBatchAsync(batch).ConfigureAwait(false);
@@ -79,6 +78,10 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         value.AsSpan(0, Math.Min(value.Length, destination.Length)).CopyTo(destination.Span);
         return value.Length;
     }
+
+    /// <summary>Deletes the record through the public API; <see cref="RecordStatus.Found"/> means it had a value.</summary>
+    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) =>
+        await _store.DeleteAsync(Id(key)).ConfigureAwait(false) == RecordStatus.Found;
 
     /// <summary>The sizes of every file in the run's directory: the store's segments, checkpoints and write-ahead log.</summary>
     public long BytesOnDisk() => DirectorySize.Of(_directory);
@@ -101,10 +104,4 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         key.Length == RecordCodec.KeySize
             ? BinaryPrimitives.ReadInt64BigEndian(key.Span)
             : throw new ArgumentException($"The typed backends store load-test keys: a record id as {RecordCodec.KeySize} big-endian bytes; got a key of {key.Length} bytes.", nameof(key));
-
-    /// <summary>The caller's array when the memory is a whole array (the load test's buffers are), else a copy.</summary>
-    private static byte[] AsArray(ReadOnlyMemory<byte> value) =>
-        MemoryMarshal.TryGetArray(value, out ArraySegment<byte> segment) && segment.Offset == 0 && segment.Count == segment.Array!.Length
-            ? segment.Array
-            : value.ToArray();
 }

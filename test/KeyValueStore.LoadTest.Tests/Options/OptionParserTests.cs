@@ -120,7 +120,7 @@ public class OptionParserTests
         { ["--workload", "E"], ["--workload", "A, B, C, D, F, W", "'E'", "range scans"] },
         { ["--workload", "Z"], ["--workload", "A, B, C, D, F, W", "'Z'"] },
         { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },
-        { ["--backend", "rocksdb"], ["--backend", "typed, typed-checkpoint, typed-commit, faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full", "'rocksdb'"] },
+        { ["--backend", "lightningdb"], ["--backend", "typed, typed-checkpoint, typed-commit, faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full, litedb, rocksdb, rocksdb-sync, zonetree, raw-faster", "'lightningdb'"] },
         { ["--memory-size", "100m"], ["--memory-size", "power of two from 64k to 1t", "'100m'"] },
         { ["--memory-size", "32k"], ["--memory-size", "power of two from 64k to 1t", "'32k'"] },
         { ["--memory-size", "2t"], ["--memory-size", "power of two from 64k to 1t", "'2t'"] },

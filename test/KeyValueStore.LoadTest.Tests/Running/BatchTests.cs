@@ -102,6 +102,9 @@ public class BatchTests
     [InlineData("sqlite", "D")]
     [InlineData("sqlite-full", "W")]
     [InlineData("memory", "A")]
+    [InlineData("litedb", "W")]
+    [InlineData("rocksdb", "A")]
+    [InlineData("rocksdb-sync", "W")]
     public async Task Verify_WithBatches_ChecksEveryRead_AndFindsNoMismatch(string backend, string workload)
     {
         // Every write of a batch gets its own version in the model: were one missed, the sweep would find

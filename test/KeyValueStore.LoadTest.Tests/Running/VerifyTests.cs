@@ -19,6 +19,8 @@ public class VerifyTests
         { "memory", "A" }, { "memory", "D" }, { "memory", "F" }, { "memory", "W" },
         { "sqlite", "A" }, { "sqlite", "D" }, { "sqlite", "F" },
         { "sqlite-full", "W" },
+        { "litedb", "A" }, { "rocksdb", "A" }, { "rocksdb", "D" }, { "rocksdb-sync", "W" }, { "zonetree", "A" }, { "zonetree", "D" },
+        { "raw-faster", "A" }, { "raw-faster", "D" },
     };
 
     [Theory]
@@ -36,6 +38,7 @@ public class VerifyTests
     [Theory]
     [InlineData("typed")]
     [InlineData("faster")]
+    [InlineData("raw-faster")]
     public async Task ACleanRun_OnAFasterStoreMostlyOnDisk_FindsNoMismatch(string backend)
     {
         // 64 KB of log memory against 2,000 records of 1 KB: most reads go to the segment files.
@@ -56,6 +59,9 @@ public class VerifyTests
     [InlineData("faster", Fault.LostWrite, "got version")]
     [InlineData("sqlite", Fault.CorruptRead, "with corrupted bytes")]
     [InlineData("memory", Fault.LostWrite, "got version")]
+    [InlineData("rocksdb", Fault.LostWrite, "got version")]
+    [InlineData("zonetree", Fault.CorruptRead, "with corrupted bytes")]
+    [InlineData("raw-faster", Fault.MissingRead, "got not found")]
     public async Task OneWrongReadOrWrite_IsCaught_Reported_AndExitsWith1(string backend, Fault fault, string expectedReport)
     {
         using var temp = new TempDirectory();

@@ -44,6 +44,8 @@ internal sealed class BatchCountingBackend : ILoadTestBackend, IBatchWriter
 
     public ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination) => _inner.ReadAsync(key, destination);
 
+    public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _inner.DeleteAsync(key);
+
     public long BytesOnDisk() => _inner.BytesOnDisk();
 
     public ValueTask DisposeAsync() => _inner.DisposeAsync();

@@ -24,6 +24,8 @@ internal sealed class FailingBackend : ILoadTestBackend
 
     public ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination) => _inner.ReadAsync(key, destination);
 
+    public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _inner.DeleteAsync(key);
+
     public long BytesOnDisk() => _inner.BytesOnDisk();
 
     public ValueTask DisposeAsync() => _inner.DisposeAsync();

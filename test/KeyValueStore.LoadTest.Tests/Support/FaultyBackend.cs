@@ -67,6 +67,8 @@ internal sealed class FaultyBackend : ILoadTestBackend
         return length;
     }
 
+    public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _inner.DeleteAsync(key);
+
     public long BytesOnDisk() => _inner.BytesOnDisk();
 
     public ValueTask DisposeAsync() => _inner.DisposeAsync();
