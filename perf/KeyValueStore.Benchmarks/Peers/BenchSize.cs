@@ -25,6 +25,10 @@ internal static class BenchSize
     public const int JeringInserts = 350_000;
     public const int JeringReads = 75_000;
 
+    // Smaller counts for LiteDB's single-write inserts (about a thousand per second here), with ours and SQLite beside it.
+    public const int JeringSmallInserts = 10_000;
+    public const int LlfioSmallRecords = 5_000;
+
     // LLFIO: the reference inserts and fetches 1,000,000 records; scaled down tenfold to fit the 30-minute run (docs/benchmarks.md).
     public const int LlfioRecords = 100_000;
     public const int LlfioDurableRecords = 1_000;

@@ -22,7 +22,7 @@ public class BeyondMemoryBenchmarks
     [ParamsSource(nameof(Stores))]
     public string Store { get; set; } = StoreNames.Ours;
 
-    public static IEnumerable<string> Stores() => StoreNames.NonDurable();
+    public static IEnumerable<string> Stores() => StoreNames.NonDurableWithLiteDb();
 
     /// <summary>Gets or sets the key distribution: Uniform or Zipfian (a <see cref="KeyDistribution"/> name).</summary>
     [Params("Uniform", "Zipfian")]
@@ -32,7 +32,7 @@ public class BeyondMemoryBenchmarks
     public void Load()
     {
         _store = BenchStore.Open(Store, BenchSize.BeyondMemoryRecords, ValueSize, BenchSize.BeyondMemoryLogBytes);
-        _store.LoadAsync(BenchSize.BeyondMemoryRecords, Values.Incompressible(ValueSize)).GetAwaiter().GetResult();
+        _store.FillAsync(BenchSize.BeyondMemoryRecords, Values.Incompressible(ValueSize)).GetAwaiter().GetResult();
     }
 
     [GlobalCleanup]

@@ -34,7 +34,7 @@ public class DeleteBenchmarks
     public void Close() => _store?.DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     [IterationSetup]
-    public void Load() => _store!.LoadAsync(BenchSize.Ops(BenchSize.DeleteOperations), _value).GetAwaiter().GetResult();
+    public void Load() => _store!.FillAsync(BenchSize.Ops(BenchSize.DeleteOperations), _value).GetAwaiter().GetResult();
 
     [Benchmark(OperationsPerInvoke = BenchSize.DeleteOperations)]
     public async Task<int> Deletes()

@@ -23,7 +23,7 @@ public class LargeValueBenchmarks
     [ParamsSource(nameof(Stores))]
     public string Store { get; set; } = StoreNames.Ours;
 
-    public static IEnumerable<string> Stores() => StoreNames.NonDurable();
+    public static IEnumerable<string> Stores() => StoreNames.NonDurableWithLiteDb();
 
     [Params(true, false)]
     public bool Compressible { get; set; }
@@ -38,14 +38,14 @@ public class LargeValueBenchmarks
     public void OpenLoaded()
     {
         Open();
-        Upserts().GetAwaiter().GetResult();
+        _store!.FillAsync(BenchSize.LargeValueRecords, _value).GetAwaiter().GetResult();
     }
 
     [GlobalCleanup(Target = nameof(Reads))]
     public void CloseAfterReads() => Close();
 
     [Benchmark(OperationsPerInvoke = BenchSize.LargeValueOperations)]
-    public Task Upserts() => _store!.LoadAsync(BenchSize.LargeValueRecords, _value);
+    public Task Upserts() => _store!.InsertOneByOneAsync(BenchSize.LargeValueRecords, _value);
 
     [Benchmark(OperationsPerInvoke = BenchSize.LargeValueOperations)]
     public async Task<long> Reads()

@@ -38,7 +38,7 @@ public abstract class LlfioWorkload
     protected void OpenLoaded()
     {
         OpenEmpty();
-        InsertAll().GetAwaiter().GetResult();
+        _store!.FillAsync(Records, _value).GetAwaiter().GetResult();
     }
 
     /// <summary>Closes the store and deletes its files.</summary>
@@ -49,7 +49,7 @@ public abstract class LlfioWorkload
     }
 
     /// <summary>Inserts ids 0 .. Records - 1, each awaited before the next.</summary>
-    protected Task InsertAll() => _store!.LoadAsync(Records, _value);
+    protected Task InsertAll() => _store!.InsertOneByOneAsync(Records, _value);
 
     /// <summary>Fetches every record once, ids split into <paramref name="threads"/> contiguous ranges read in parallel.</summary>
     protected async Task<long> FetchAll(int threads)

@@ -37,7 +37,7 @@ public class YcsbBenchmarks
     {
         _value = Values.Incompressible(ValueSize);
         _store = BenchStore.Open(Store, BenchSize.YcsbRecords, ValueSize, LogMemoryBytes);
-        _store.LoadAsync(BenchSize.YcsbRecords, _value).GetAwaiter().GetResult();
+        _store.FillAsync(BenchSize.YcsbRecords, _value).GetAwaiter().GetResult();
     }
 
     [GlobalCleanup]
