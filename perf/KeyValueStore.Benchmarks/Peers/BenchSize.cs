@@ -29,8 +29,8 @@ internal static class BenchSize
     public const int JeringSmallInserts = 10_000;
     public const int LlfioSmallRecords = 5_000;
 
-    // LLFIO: the reference inserts and fetches 1,000,000 records; scaled down tenfold to fit the 30-minute run (docs/benchmarks.md).
-    public const int LlfioRecords = 100_000;
+    // LLFIO: the reference's own count, 1,000,000 records.
+    public const int LlfioRecords = 1_000_000;
     public const int LlfioDurableRecords = 1_000;
 
     // Larger than memory: records of 1 KB, ten times the store's 16 MB of log memory.
