@@ -16,14 +16,24 @@ namespace KeyValueStore.Benchmarks;
 /// </remarks>
 internal sealed class BenchmarkConfig : ManualConfig
 {
-    public BenchmarkConfig()
+    /// <summary>Creates the configuration.</summary>
+    /// <param name="withSuiteJob">
+    /// Whether to add the suite's own job (in-process, 1 warmup and 5 measured iterations of one invocation). False
+    /// when the command line names a job with <c>--job</c>: BenchmarkDotNet runs a command-line job beside the
+    /// configuration's jobs, not instead of them, so without this a dry run would also run every benchmark in full.
+    /// </param>
+    public BenchmarkConfig(bool withSuiteJob = true)
     {
-        AddJob(Job.Default
-            .WithToolchain(InProcessEmitToolchain.Instance)
-            .WithWarmupCount(1)
-            .WithIterationCount(5)
-            .WithInvocationCount(1)
-            .WithUnrollFactor(1));
+        if (withSuiteJob)
+        {
+            AddJob(Job.Default
+                .WithToolchain(InProcessEmitToolchain.Instance)
+                .WithWarmupCount(1)
+                .WithIterationCount(5)
+                .WithInvocationCount(1)
+                .WithUnrollFactor(1));
+        }
+
         AddDiagnoser(MemoryDiagnoser.Default);
         AddExporter(MarkdownExporter.GitHub);
         AddExporter(CsvExporter.Default);

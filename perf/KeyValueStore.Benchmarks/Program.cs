@@ -15,5 +15,7 @@ if (args.Length > 0 && args[0] == "disk-timeline")
     return await DiskUsageTimeline.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
 }
 
-IEnumerable<Summary> summaries = BenchmarkSwitcher.FromAssembly(typeof(BenchmarkConfig).Assembly).Run(args, new BenchmarkConfig());
+// A job named on the command line (--job Dry, for example) replaces the suite's own job rather than running beside it.
+bool jobOnCommandLine = args.Any(arg => arg is "--job" or "-j" || arg.StartsWith("--job=", StringComparison.Ordinal));
+IEnumerable<Summary> summaries = BenchmarkSwitcher.FromAssembly(typeof(BenchmarkConfig).Assembly).Run(args, new BenchmarkConfig(withSuiteJob: !jobOnCommandLine));
 return BenchmarkExitCode.Of(summaries.ToArray(), args);
