@@ -8,7 +8,7 @@ namespace KeyValueStore.Benchmarks.Peers;
 /// <summary>
 /// Durable writes under concurrency: 64 tasks upsert 256-byte values, each write durable when it completes (ours in
 /// Commit mode, whose group commit lets concurrent writers share a flush; SQLite FULL; RocksDB with synced writes;
-/// LiteDB, which flushes its log at every commit). Each worker owns a range of keys; an invocation overwrites the
+/// LiteDB, whose commit returns before its background writer syncs the log: not durable on return, see the litedb backend). Each worker owns a range of keys; an invocation overwrites the
 /// keys the previous one wrote, so the store stays the same size.
 /// </summary>
 public class DurableWriteBenchmarks
