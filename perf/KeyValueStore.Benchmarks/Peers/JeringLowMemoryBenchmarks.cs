@@ -18,18 +18,6 @@ public class JeringLowMemoryBenchmarks : JeringLowMemoryWorkload
 
     protected override int ReadCount => BenchSize.Ops(BenchSize.JeringReads);
 
-    [IterationSetup(Target = nameof(Inserts))]
-    public void OpenForInserts() => OpenEmpty();
-
-    [IterationCleanup(Target = nameof(Inserts))]
-    public void CloseAfterInserts() => Close();
-
-    [GlobalSetup(Target = nameof(Reads))]
-    public void OpenForReads() => OpenLoaded();
-
-    [GlobalCleanup(Target = nameof(Reads))]
-    public void CloseAfterReads() => Close();
-
     [Benchmark(OperationsPerInvoke = BenchSize.JeringInserts)]
     public Task Inserts() => InsertAll();
 

@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.IO;
 using System.Threading.Tasks;
+using BenchmarkDotNet.Attributes;
 using KeyValueStore.LoadTest.Workloads;
 using MessagePack;
 
@@ -30,6 +31,20 @@ public abstract class JeringLowMemoryWorkload
     private BenchStore? _peer;
 
     /// <summary>Gets the catalog name of the store under test (<c>typed</c>: the product's own typed store).</summary>
+    // The derived classes declare the benchmarks (their OperationsPerInvoke must be constants of their own); every
+    // derived class opens and closes its store the same way, so the setups live here, naming the benchmarks by name.
+    [IterationSetup(Target = "Inserts")]
+    public void OpenForInserts() => OpenEmpty();
+
+    [IterationCleanup(Target = "Inserts")]
+    public void CloseAfterInserts() => Close();
+
+    [GlobalSetup(Target = "Reads")]
+    public void OpenForReads() => OpenLoaded();
+
+    [GlobalCleanup(Target = "Reads")]
+    public void CloseAfterReads() => Close();
+
     protected abstract string StoreName { get; }
 
     /// <summary>Gets how many records are inserted.</summary>

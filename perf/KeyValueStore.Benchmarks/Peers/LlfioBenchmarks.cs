@@ -16,18 +16,6 @@ public class LlfioBenchmarks : LlfioWorkload
 
     protected override int Records => BenchSize.Ops(BenchSize.LlfioRecords);
 
-    [IterationSetup(Target = nameof(Inserts))]
-    public void OpenForInserts() => OpenEmpty();
-
-    [IterationCleanup(Target = nameof(Inserts))]
-    public void CloseAfterInserts() => Close();
-
-    [GlobalSetup(Targets = [nameof(Fetch1Thread), nameof(Fetch2Threads)])]
-    public void OpenForFetches() => OpenLoaded();
-
-    [GlobalCleanup(Targets = [nameof(Fetch1Thread), nameof(Fetch2Threads)])]
-    public void CloseAfterFetches() => Close();
-
     [Benchmark(OperationsPerInvoke = BenchSize.LlfioRecords)]
     public Task Inserts() => InsertAll();
 

@@ -16,18 +16,6 @@ public class LlfioDurableBenchmarks : LlfioWorkload
 
     protected override int Records => BenchSize.Ops(BenchSize.LlfioDurableRecords);
 
-    [IterationSetup(Target = nameof(Inserts))]
-    public void OpenForInserts() => OpenEmpty();
-
-    [IterationCleanup(Target = nameof(Inserts))]
-    public void CloseAfterInserts() => Close();
-
-    [GlobalSetup(Targets = [nameof(Fetch1Thread), nameof(Fetch2Threads)])]
-    public void OpenForFetches() => OpenLoaded();
-
-    [GlobalCleanup(Targets = [nameof(Fetch1Thread), nameof(Fetch2Threads)])]
-    public void CloseAfterFetches() => Close();
-
     [Benchmark(OperationsPerInvoke = BenchSize.LlfioDurableRecords)]
     public Task Inserts() => InsertAll();
 

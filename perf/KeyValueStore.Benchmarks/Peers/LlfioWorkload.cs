@@ -1,6 +1,7 @@
 using System;
 using System.Numerics;
 using System.Threading.Tasks;
+using BenchmarkDotNet.Attributes;
 using KeyValueStore.LoadTest.Workloads;
 
 namespace KeyValueStore.Benchmarks.Peers;
@@ -21,6 +22,20 @@ public abstract class LlfioWorkload
     public int ValueSize { get; set; }
 
     /// <summary>Gets the catalog name of the store under test.</summary>
+    // The derived classes declare the benchmarks (their OperationsPerInvoke must be constants of their own); every
+    // derived class opens and closes its store the same way, so the setups live here, naming the benchmarks by name.
+    [IterationSetup(Target = "Inserts")]
+    public void OpenForInserts() => OpenEmpty();
+
+    [IterationCleanup(Target = "Inserts")]
+    public void CloseAfterInserts() => Close();
+
+    [GlobalSetup(Targets = ["Fetch1Thread", "Fetch2Threads"])]
+    public void OpenForFetches() => OpenLoaded();
+
+    [GlobalCleanup(Targets = ["Fetch1Thread", "Fetch2Threads"])]
+    public void CloseAfterFetches() => Close();
+
     protected abstract string StoreName { get; }
 
     /// <summary>Gets how many records the run inserts and fetches.</summary>
