@@ -189,7 +189,7 @@ public class BatchTests
         });
 
         // Transfers start once both readers are reading, so the snapshots surely overlap them.
-        readersStarted.Wait(TimeSpan.FromSeconds(30));
+        Assert.True(readersStarted.Wait(TimeSpan.FromSeconds(30)), "both readers started reading");
         Interlocked.Exchange(ref transfersRunning, 1);
         var transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(async () =>
         {
