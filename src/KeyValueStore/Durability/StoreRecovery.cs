@@ -116,7 +116,7 @@ internal static class StoreRecovery
             return null;
         }
 
-        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger, settings.WrapWriteAheadLogDevice);
+        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger, settings.WrapDevice is { } wrap ? device => wrap(device, DeviceRole.WriteAheadLog) : null);
         try
         {
             replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);

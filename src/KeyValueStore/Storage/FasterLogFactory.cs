@@ -18,8 +18,8 @@ internal static class FasterLogFactory
     {
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
-        var device = new TruncationSafeDevice(
-            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
+        IDevice segments = Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments);
+        var device = new TruncationSafeDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments);
         try
         {
             var logSettings = new LogSettings
@@ -33,7 +33,7 @@ internal static class FasterLogFactory
             // RemoveOutdated keeps one completed checkpoint: FASTER deletes the previous one after the new one's metadata
             // is written, and then deletes the segment files below the new checkpoint's begin address.
             CheckpointSettings? checkpointSettings = settings.IsDurable
-                ? new CheckpointSettings { CheckpointDir = layout.CheckpointDirectory, RemoveOutdated = true }
+                ? new CheckpointSettings { CheckpointManager = CheckpointManager(settings, layout) }
                 : null;
             return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device);
         }
@@ -42,5 +42,20 @@ internal static class FasterLogFactory
             device.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// The checkpoint manager FASTER would build from a checkpoint directory, built here so that its devices can be
+    /// wrapped. Its disposal does nothing, so the store need not keep it.
+    /// </summary>
+    private static DeviceLogCommitCheckpointManager CheckpointManager(StoreSettings settings, LogFileLayout layout)
+    {
+        INamedDeviceFactory files = new LocalStorageNamedDeviceFactory();
+        if (settings.WrapDevice is { } wrap)
+        {
+            files = new WrappingDeviceFactory(files, device => wrap(device, DeviceRole.Checkpoint));
+        }
+
+        return new DeviceLogCommitCheckpointManager(files, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), removeOutdated: true);
     }
 }

@@ -24,10 +24,10 @@ internal sealed record StoreSettings(
     public bool IsDurable => Durability != DurabilityMode.None;
 
     /// <summary>
-    /// Wraps the device of the write-ahead log when it is opened; null in every store a user opens. Fault-injection
-    /// tests use it to make the log's writes fail the way a failing or full disk would.
+    /// Wraps each device the store opens (hybrid log, write-ahead log, checkpoint files); null in every store a user
+    /// opens. Fault-injection tests use it to make writes fail, or vanish, the way a failing disk or a power cut would.
     /// </summary>
-    public Func<FASTER.core.IDevice, FASTER.core.IDevice>? WrapWriteAheadLogDevice { get; init; }
+    public Func<FASTER.core.IDevice, DeviceRole, FASTER.core.IDevice>? WrapDevice { get; init; }
 
     public long PageSizeBytes => 1L << PageSizeBits;
 }

@@ -22,7 +22,7 @@ public class WriteAheadLogFaultTests
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
         FaultInjectingDevice? device = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with { WrapWriteAheadLogDevice = inner => device = new FaultInjectingDevice(inner) };
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with { WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner };
         var acknowledged = new List<int>();
         var store = new FasterRecordStore(settings, NullLogger.Instance);
         for (int i = 0; i < 100; i++)
