@@ -19,6 +19,12 @@ namespace KeyValueStore;
 /// visible to readers and in the write-ahead log, and durable once that log's next commit completes.
 /// </para>
 /// <para>
+/// <b>Disk failures.</b> When the disk fails under the store (full, or an I/O error), the operation that met the
+/// failure and every operation after it, reads too, throw <see cref="StoreFaultedException"/>. Dispose the store and
+/// open it again once the disk is fixed: every acknowledged write is recovered. A write that was in flight when the
+/// disk failed may or may not be recovered; a write started after the failure never is.
+/// </para>
+/// <para>
 /// <b>Errors.</b> Expected outcomes (found, not found) are values. Misuse and damage throw exceptions derived from
 /// <see cref="KeyValueStoreException"/>, plus <see cref="ArgumentException"/>s, <see cref="ObjectDisposedException"/>
 /// and <see cref="OperationCanceledException"/>. A write that throws before it was issued wrote nothing.

@@ -33,6 +33,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly Func<StoreSession> _newSession;
     private readonly Checkpointer? _checkpointer;
     private readonly WriteBarrier _writes;
+    private readonly StoreFault _fault;
     private readonly LogFileLayout? _layout;
     private readonly int _segmentSizeBits;
     private readonly long _pageSizeMask;
@@ -49,6 +50,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         Func<StoreSession> newSession,
         Checkpointer? checkpointer,
         WriteBarrier writes,
+        StoreFault fault,
         LogFileLayout? layout,
         int pageSizeBits,
         int segmentSizeBits,
@@ -60,6 +62,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _newSession = newSession;
         _checkpointer = checkpointer;
         _writes = writes;
+        _fault = fault;
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
         _pageSizeMask = (1L << pageSizeBits) - 1;
@@ -159,6 +162,12 @@ internal sealed class LogCompactor : IAsyncDisposable
         using var timer = new PeriodicTimer(interval, _timeProvider);
         while (await timer.WaitForNextTickAsync(stopping).ConfigureAwait(false))
         {
+            // After a disk failure a compaction cannot write its copies; the store waits to be reopened.
+            if (_fault.IsFaulted)
+            {
+                continue;
+            }
+
             try
             {
                 await RunScheduledStepAsync(stopping).ConfigureAwait(false);
@@ -190,6 +199,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             return new CompactionResult(false, 0, 0, 0);
         }
 
+        _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
         CompactionResult result;
         if (_checkpointer is null)
@@ -218,7 +228,14 @@ internal sealed class LogCompactor : IAsyncDisposable
         await _writes.CloseAsync().ConfigureAwait(false);
         try
         {
-            return await Task.Run(() => Compact(untilAddress)).ConfigureAwait(false);
+            // FASTER's compaction is synchronous: when the disk fails, its thread waits forever for a page flush that
+            // will never come. The compactor stops waiting for it, and the write barrier opens (writes are refused by
+            // then). The thread and its session stay parked until the process ends.
+            return await Task.Run(() => Compact(untilAddress)).WaitAsync(_fault.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (_fault.IsFaulted)
+        {
+            throw _fault.ToException();
         }
         finally
         {

@@ -42,6 +42,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
+    private readonly StoreFault _fault;
     private Task _periodic = Task.CompletedTask;
     private long _writesSinceCheckpoint;
     private int _logSizeCheckpointPending;
@@ -54,10 +55,12 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="layout">The store's files: where the checkpoint record is written.</param>
     /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
+    /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
     /// <param name="logger">Receives checkpoint events.</param>
-    public Checkpointer(FasterKV<SpanByte, SpanByte> store, LogFileLayout layout, WriteBarrier writes, WriteAheadLog? writeAheadLog, TimeProvider timeProvider, ILogger logger)
+    public Checkpointer(FasterKV<SpanByte, SpanByte> store, LogFileLayout layout, WriteBarrier writes, WriteAheadLog? writeAheadLog, StoreFault fault, TimeProvider timeProvider, ILogger logger)
     {
+        _fault = fault;
         _store = store;
         _layout = layout;
         _writes = writes;
@@ -156,10 +159,10 @@ internal sealed class Checkpointer : IAsyncDisposable
         await _stopping.CancelAsync().ConfigureAwait(false);
         await IgnoreCancellation(_periodic).ConfigureAwait(false);
         await IgnoreCancellation(_logSizeCheckpoint).ConfigureAwait(false);
-        if (_writeAheadLog?.IsFaulted == true)
+        if (_fault.IsFaulted)
         {
-            // The store holds writes the log could not make durable, and their callers were told so: a checkpoint
-            // would make them durable after all. Recovery takes the previous checkpoint and the log's committed entries.
+            // The disk failed: a checkpoint could not complete, and might save writes whose callers were told they
+            // failed. Recovery takes the previous checkpoint and, in Commit mode, the log's committed entries.
             Log.CloseCheckpointSkipped(_logger);
         }
         else
@@ -168,6 +171,22 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
 
         _stopping.Dispose();
+    }
+
+    /// <summary>
+    /// Waits for FASTER's checkpoint, or gives up on it once the disk has failed: FASTER never retries a failed page
+    /// flush, so the checkpoint would wait for that page forever (with the write barrier closed, so would every writer).
+    /// </summary>
+    private async Task WaitUnlessFaultedAsync(ValueTask checkpoint)
+    {
+        try
+        {
+            await checkpoint.AsTask().WaitAsync(_fault.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (_fault.IsFaulted)
+        {
+            throw _fault.ToException();
+        }
     }
 
     private static async Task IgnoreCancellation(Task task)
@@ -207,7 +226,8 @@ internal sealed class Checkpointer : IAsyncDisposable
         using var timer = new PeriodicTimer(interval, _timeProvider);
         while (await timer.WaitForNextTickAsync(stopping).ConfigureAwait(false))
         {
-            if (Interlocked.Read(ref _writesSinceCheckpoint) == 0)
+            // After a disk failure no checkpoint can complete: the writes since the last one are lost to it anyway.
+            if (Interlocked.Read(ref _writesSinceCheckpoint) == 0 || _fault.IsFaulted)
             {
                 continue;
             }
@@ -231,14 +251,17 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <summary>Takes one checkpoint. The caller holds <see cref="_oneAtATime"/>.</summary>
     /// <param name="reason">Named in the log.</param>
     /// <param name="writeAheadLog">The log whose position the checkpoint records, or null.</param>
+    /// <exception cref="StoreFaultedException">The store's disk failed before or while the checkpoint ran.</exception>
     private async Task TakeCheckpointAsync(string reason, WriteAheadLog? writeAheadLog)
     {
+        _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         Guid token;
         long walPosition = 0;
         try
         {
+            _fault.ThrowIfFaulted();
             Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
             if (writeAheadLog is not null)
             {
@@ -252,11 +275,12 @@ internal sealed class Checkpointer : IAsyncDisposable
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
             {
                 // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
-                // resize); it finishes shortly.
+                // resize); it finishes shortly. Or a checkpoint abandoned on a disk failure is stuck: then stop.
+                _fault.ThrowIfFaulted();
                 await Task.Yield();
             }
 
-            await _store.CompleteCheckpointAsync().ConfigureAwait(false);
+            await WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync()).ConfigureAwait(false);
         }
         finally
         {

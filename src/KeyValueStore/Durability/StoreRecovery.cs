@@ -20,7 +20,7 @@ namespace KeyValueStore.Durability;
 /// </remarks>
 internal static class StoreRecovery
 {
-    public static RecoveredLog Open(StoreSettings settings, LogFileLayout layout, RecordFormat format, ILogger logger, TimeProvider timeProvider)
+    public static RecoveredLog Open(StoreSettings settings, LogFileLayout layout, RecordFormat format, StoreFault fault, ILogger logger, TimeProvider timeProvider)
     {
         var requested = StoreManifest.For(settings, format);
         StoreManifest? stored = StoreManifest.ReadIfExists(layout.ManifestPath);
@@ -52,7 +52,7 @@ internal static class StoreRecovery
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
-        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, logger, out long replayFrom);
+        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, fault, logger, out long replayFrom);
         if (point is null)
         {
             // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
@@ -72,7 +72,7 @@ internal static class StoreRecovery
         TruncationSafeDevice? device = null;
         try
         {
-            (store, device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null);
+            (store, device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault);
             if (point is not null)
             {
                 long started = timeProvider.GetTimestamp();
@@ -102,7 +102,7 @@ internal static class StoreRecovery
     /// Opens the write-ahead log of a Commit-mode store, or the one a store reopened in another durable mode still has,
     /// and says where its replay starts. Null when there is none to open.
     /// </summary>
-    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, ILogger logger, out long replayFrom)
+    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger, out long replayFrom)
     {
         replayFrom = 0;
         bool exists = Directory.Exists(layout.WriteAheadLogDirectory);
@@ -116,7 +116,7 @@ internal static class StoreRecovery
             return null;
         }
 
-        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), logger, settings.WrapDevice is { } wrap ? device => wrap(device, DeviceRole.WriteAheadLog) : null);
+        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, settings.WrapDevice is { } wrap ? device => wrap(device, DeviceRole.WriteAheadLog) : null);
         try
         {
             replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);

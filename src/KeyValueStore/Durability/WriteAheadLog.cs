@@ -56,12 +56,13 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private Task _groupCommits = Task.CompletedTask;
-    private Exception? _fault;
+    private readonly StoreFault _fault;
     private long _commitCount;
     private int _disposed;
 
-    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
+    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
     {
+        _fault = fault;
         _wrapDevice = wrapDevice;
         _directory = directory;
         _segmentSizeBits = segmentSizeBits;
@@ -87,10 +88,11 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     public bool IsDueForCheckpoint => TailAddress - BeginAddress >= 4L << _segmentSizeBits;
 
     /// <summary>
-    /// Gets whether a commit has failed. FASTER's log then holds entries it could not make durable and commits no more, so
-    /// from then on the store refuses writes (<see cref="ThrowIfFaulted"/>) until it is reopened.
+    /// Gets whether the store has faulted: a commit of this log failed (FASTER's log then holds entries it could not make
+    /// durable and commits no more), or a write of the store's segment files did. From then on the store refuses writes
+    /// (<see cref="ThrowIfFaulted"/>) until it is reopened.
     /// </summary>
-    public bool IsFaulted => Volatile.Read(ref _fault) is not null;
+    public bool IsFaulted => _fault.IsFaulted;
 
     /// <summary>Gets the commits completed since the log opened: group commits, and those before checkpoints.</summary>
     public long CommitCount => Interlocked.Read(ref _commitCount);
@@ -106,8 +108,9 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <param name="segmentSizeBits">The size of its segment files (<see cref="SegmentSizeBitsFor"/>); the same on every open.</param>
     /// <param name="logger">Receives the log's events.</param>
     /// <exception cref="StoreFileCorruptedException">The commit file is missing or damaged, or the log cannot be recovered.</exception>
+    /// <param name="fault">The store's fault: a failed commit is recorded there, and fences off the store's writes.</param>
     /// <param name="wrapDevice">Wraps the log's device (fault-injection tests); null for the device as it is.</param>
-    public static WriteAheadLog Open(string directory, int segmentSizeBits, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null)
+    public static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null)
     {
         System.IO.Directory.CreateDirectory(directory);
         string commitsPath = Path.Combine(directory, "commits");
@@ -145,7 +148,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
             }
 
-            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, logger, wrapDevice);
+            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, fault, logger, wrapDevice);
         }
         catch
         {
@@ -178,7 +181,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         await DisposeAsync().ConfigureAwait(false);
         WalTailScrubber.Scrub(_directory, _segmentSizeBits, committedUntil);
         Log.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
-        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _logger, _wrapDevice);
+        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _fault, _logger, _wrapDevice);
         if (reopened.CommittedUntilAddress != committedUntil)
         {
             long found = reopened.CommittedUntilAddress;
@@ -201,15 +204,9 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <summary>Starts the group-commit loop that <see cref="WaitForCommitAsync"/> relies on.</summary>
     public void StartGroupCommit() => _groupCommits = RunGroupCommitsAsync(_stopping.Token);
 
-    /// <summary>The fence: throws once a commit has failed, so that no write after a failure is acknowledged.</summary>
-    /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
-    public void ThrowIfFaulted()
-    {
-        if (Volatile.Read(ref _fault) is Exception fault)
-        {
-            throw new StoreFaultedException("write-ahead log", fault);
-        }
-    }
+    /// <summary>The fence: throws once the store has faulted, so that no write after a failure is acknowledged.</summary>
+    /// <exception cref="StoreFaultedException">A commit of the log, or a write of the store's segment files, has failed.</exception>
+    public void ThrowIfFaulted() => _fault.ThrowIfFaulted();
 
     /// <summary>Appends one upsert or delete; returns its address, to wait for with <see cref="WaitForCommitAsync"/>.</summary>
     /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
@@ -303,8 +300,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <summary>Records the first failure (later writes are fenced off by it) and returns the exception for the caller.</summary>
     private StoreFaultedException Fault(Exception failure)
     {
-        Interlocked.CompareExchange(ref _fault, failure, null);
-        return new StoreFaultedException("write-ahead log", failure);
+        _fault.Report("write-ahead log", failure);
+        return _fault.ToException();
     }
 
     /// <summary>Lets the log drop entries below <paramref name="address"/>; their files go with a later commit.</summary>

@@ -3,15 +3,16 @@ using System;
 namespace KeyValueStore;
 
 /// <summary>
-/// Thrown when the log directory cannot be created or written to.
+/// Thrown when the log directory cannot be created or written to: it is missing and cannot be created, this process
+/// may not write there, or its disk is full or failing.
 /// </summary>
-/// <remarks>Thrown while the store is being constructed, before FASTER is started.</remarks>
+/// <remarks>Thrown while the store is being opened; the files already there are left for the next open to recover.</remarks>
 public sealed class LogDirectoryUnavailableException : KeyValueStoreException
 {
     internal LogDirectoryUnavailableException(string directory, Exception innerException)
         : base($"The log directory '{directory}' cannot be created or written to ({innerException.Message}). "
             + $"Set {nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.LogDirectory)} "
-            + "to a directory this process can create files in.", innerException)
+            + "to a directory this process can create files in, or free space on its disk.", innerException)
     {
         Directory = directory;
     }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -21,6 +22,8 @@ internal sealed class SessionPool<TSession> : IDisposable
     private readonly Func<TSession> _createSession;
     private readonly SemaphoreSlim _available;
     private readonly ConcurrentQueue<TSession> _idle = new();
+    private readonly ConcurrentDictionary<TSession, bool> _abandoned = new(ReferenceEqualityComparer.Instance);
+    private int _abandonedCount;
     private int _created;
     private int _disposed;
 
@@ -82,8 +85,29 @@ internal sealed class SessionPool<TSession> : IDisposable
         return new Lease(this, TakeOrCreate());
     }
 
+    /// <summary>
+    /// Marks a rented session as never to be handed out again: an operation the caller stopped waiting for may still
+    /// run in it. When its lease is disposed, the pool drops it (without disposing it) and may create another.
+    /// </summary>
+    public void Abandon(TSession session)
+    {
+        if (_abandoned.TryAdd(session, true))
+        {
+            Interlocked.Increment(ref _abandonedCount);
+        }
+    }
+
     private void Return(TSession session)
     {
+        // The count is checked first so that the common return, with nothing ever abandoned, costs one read.
+        if (Volatile.Read(ref _abandonedCount) != 0 && _abandoned.TryRemove(session, out _))
+        {
+            Interlocked.Decrement(ref _abandonedCount);
+            Interlocked.Decrement(ref _created);
+            _available.Release();
+            return;
+        }
+
         _idle.Enqueue(session);
         _available.Release();
     }

@@ -50,7 +50,17 @@ internal sealed class EpochNudger : IDisposable
     /// Awaits a FASTER operation, counted as pending while it has not finished.
     /// Deliberately not cancellable: an operation issued to FASTER must finish before its session is reused.
     /// </summary>
-    public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation)
+    public ValueTask<T> WaitAsync<T>(ValueTask<T> operation) => WaitAsync(operation, abandonOn: null);
+
+    /// <summary>
+    /// Awaits a FASTER operation that may wait for a page flush (a write needing room in memory), abandoning the wait
+    /// once <paramref name="abandonOn"/> records a failed disk write: FASTER never retries a failed flush, so the
+    /// operation would wait forever. An abandoned operation stays parked in FASTER and never runs, since what it waits
+    /// for never comes; its session holds nothing of it (FASTER suspends the session before parking), so the caller
+    /// may give the session back.
+    /// </summary>
+    /// <exception cref="StoreFaultedException">The store faulted while the operation waited.</exception>
+    public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation, StoreFault? abandonOn)
     {
         if (operation.IsCompletedSuccessfully)
         {
@@ -65,7 +75,16 @@ internal sealed class EpochNudger : IDisposable
 
         try
         {
-            return await operation.ConfigureAwait(false);
+            if (abandonOn is null)
+            {
+                return await operation.ConfigureAwait(false);
+            }
+
+            return await operation.AsTask().WaitAsync(abandonOn.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (abandonOn?.IsFaulted == true)
+        {
+            throw abandonOn.ToException();
         }
         finally
         {

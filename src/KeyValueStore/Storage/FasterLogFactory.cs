@@ -14,12 +14,13 @@ internal static class FasterLogFactory
     /// Whether segment files already on disk belong to this log (a durable store being recovered): the device then
     /// learns which segments exist, so truncation and recovery know where the log starts.
     /// </param>
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments)
+    /// <param name="fault">Receives the first failed write to the segment files.</param>
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
     {
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
         IDevice segments = Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments);
-        var device = new TruncationSafeDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments);
+        var device = new TruncationSafeDevice(new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files"));
         try
         {
             var logSettings = new LogSettings

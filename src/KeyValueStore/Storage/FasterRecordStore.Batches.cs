@@ -29,7 +29,7 @@ internal sealed partial class FasterRecordStore
     public async ValueTask ApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken = default)
     {
         ValidateBatch(writes);
-        _writeAheadLog?.ThrowIfFaulted();
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
@@ -39,6 +39,7 @@ internal sealed partial class FasterRecordStore
         long walAddress;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(writes, write => write.Key), cancellationToken).ConfigureAwait(false))
         {
+            _fault.ThrowIfFaulted();
             for (int i = 0; i < writes.Count; i++)
             {
                 await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
@@ -65,7 +66,7 @@ internal sealed partial class FasterRecordStore
         Func<IReadOnlyList<byte[]?>, IReadOnlyList<BatchWrite>> update,
         CancellationToken cancellationToken = default)
     {
-        _writeAheadLog?.ThrowIfFaulted();
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         int written;
         long walAddress;
@@ -82,6 +83,7 @@ internal sealed partial class FasterRecordStore
             IReadOnlyList<BatchWrite> writes = update(current);
             ValidateBatch(writes);
             EnsureOnlyReadKeysAreWritten(keys, writes);
+            _fault.ThrowIfFaulted();
             for (int i = 0; i < writes.Count; i++)
             {
                 await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
@@ -127,6 +129,7 @@ internal sealed partial class FasterRecordStore
     /// <summary>Reads several keys as of one moment: no batch is seen in part. Each found value is a pooled buffer to return.</summary>
     public async ValueTask<(bool Found, PooledBuffer Value)[]> ReadManyAsync(IReadOnlyList<ReadOnlyMemory<byte>> keys, CancellationToken cancellationToken = default)
     {
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
@@ -223,10 +226,10 @@ internal sealed partial class FasterRecordStore
     {
         if (write.IsDelete)
         {
-            var deleted = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(session, write.Key.Span)).ConfigureAwait(false);
+            var deleted = await WaitForWriteAsync(session, PinnedRecord.DeleteAsync(session, write.Key.Span)).ConfigureAwait(false);
             while (deleted.Status.IsPending)
             {
-                deleted = await _epochNudger.WaitAsync(deleted.CompleteAsync()).ConfigureAwait(false);
+                deleted = await WaitForWriteAsync(session, deleted.CompleteAsync()).ConfigureAwait(false);
             }
 
             return;
@@ -242,10 +245,10 @@ internal sealed partial class FasterRecordStore
 
         try
         {
-            var upserted = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, write.Key.Span, stored.Span)).ConfigureAwait(false);
+            var upserted = await WaitForWriteAsync(session, PinnedRecord.UpsertAsync(session, write.Key.Span, stored.Span)).ConfigureAwait(false);
             while (upserted.Status.IsPending)
             {
-                upserted = await _epochNudger.WaitAsync(upserted.CompleteAsync()).ConfigureAwait(false);
+                upserted = await WaitForWriteAsync(session, upserted.CompleteAsync()).ConfigureAwait(false);
             }
         }
         finally

@@ -51,6 +51,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     // Commit mode only: every write is appended here and completes once the log has committed it.
     private readonly WriteAheadLog? _writeAheadLog;
 
+    // The first failed disk write; from then on operations are refused and waits on the disk abandoned.
+    private readonly StoreFault _fault;
+
     /// <summary>
     /// Opens a store on files it owns, as <paramref name="settings"/> say: new files, or for a durable store the files
     /// already in its directory, recovered to their latest checkpoint.
@@ -85,6 +88,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _ownedDevice = log.Device;
         _ownedLayout = log.Layout;
         _fileLock = log.Lock;
+        _fault = log.Fault;
         _deleteLogOnClose = settings.DeleteLogOnClose;
         _pageSizeBytes = settings.PageSizeBytes;
         _segmentSizeBits = settings.SegmentSizeBits;
@@ -94,7 +98,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         if (settings.IsDurable)
         {
             bool commitMode = settings.Durability == DurabilityMode.Commit;
-            _checkpointer = new Checkpointer(FasterKV, log.Layout!, _writes, commitMode ? log.WriteAheadLog : null, timeProvider, logger);
+            _checkpointer = new Checkpointer(FasterKV, log.Layout!, _writes, commitMode ? log.WriteAheadLog : null, _fault, timeProvider, logger);
             if (log.WriteAheadLog is not null)
             {
                 ReplayOrRelease(log.WriteAheadLog, log.ReplayFrom, settings.Durability, timeProvider);
@@ -135,10 +139,11 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the task completes only once the write is in
     /// the committed write-ahead log; the session, stripe and barrier are given back first, so that wait holds none.
     /// </summary>
+    /// <exception cref="StoreFaultedException">The store's disk failed, before or while the write ran; it was not acknowledged.</exception>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
         EnsureRecordFits(key.Length, value.Length);
-        _writeAheadLog?.ThrowIfFaulted();
+        _fault.ThrowIfFaulted();
 
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
@@ -158,10 +163,11 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
             using KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
             using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
+            _fault.ThrowIfFaulted();
+            var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
             {
-                result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
+                result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
             }
 
             // Still inside the stripe and the barrier admission: per key the log's order is the store's, and a
@@ -186,6 +192,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
     public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
@@ -199,6 +206,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
     public async ValueTask<(bool Found, T Value)> ReadAsync<T>(ReadOnlyMemory<byte> key, IValueDecoder<T> decoder, CancellationToken cancellationToken = default)
     {
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         (bool found, PooledBuffer value) read;
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
@@ -250,9 +258,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. In
     /// <see cref="DurabilityMode.Commit"/> mode a delete that removed a record completes once that is on disk.
     /// </summary>
+    /// <exception cref="StoreFaultedException">The store's disk failed, before or while the delete ran; it was not acknowledged.</exception>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
-        _writeAheadLog?.ThrowIfFaulted();
+        _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
@@ -261,10 +270,11 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
-            var result = await _epochNudger.WaitAsync(PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
+            _fault.ThrowIfFaulted();
+            var result = await WaitForWriteAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
             {
-                result = await _epochNudger.WaitAsync(result.CompleteAsync()).ConfigureAwait(false);
+                result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
             }
 
             found = result.Status.Found;
@@ -303,11 +313,31 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
     }
 
+    /// <summary>Awaits a write issued to FASTER; if the disk fails meanwhile, gives up on it and its session (<see cref="EpochNudger.WaitAsync{T}(ValueTask{T}, StoreFault?)"/>).</summary>
+    /// <exception cref="StoreFaultedException">The store's disk failed while the write waited.</exception>
+    private async ValueTask<T> WaitForWriteAsync<T>(StoreSession session, ValueTask<T> operation)
+    {
+        try
+        {
+            return await _epochNudger.WaitAsync(operation, _fault).ConfigureAwait(false);
+        }
+        catch (StoreFaultedException)
+        {
+            _sessions.Abandon(session);
+            throw;
+        }
+    }
+
     /// <summary>
     /// Tells the checkpointer a write completed and, in Commit mode, waits until the write-ahead log has committed the
     /// entry at <paramref name="walAddress"/>. The write has happened by then: cancelling this wait stops the caller
     /// waiting, not the write, which becomes durable with the next group commit.
     /// </summary>
+    /// <remarks>
+    /// Readers see the write from the moment it is applied, before this wait ends: committing first and applying after
+    /// would hide it, but a key's stripe would then be held through a whole commit, and writes to one hot key could no
+    /// longer share group commits (docs/durability.md, "Measured": 72 to 78% fewer writes per second at 64 writers).
+    /// </remarks>
     private ValueTask AfterWriteAsync(long walAddress, CancellationToken cancellationToken)
     {
         if (_checkpointer is null)
@@ -351,10 +381,16 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 Log.WriteAheadLogRetired(_logger, writeAheadLog.Directory, durability);
             }
         }
-        catch
+        catch (Exception e)
         {
             writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
             ReleaseEngineAndFiles();
+            if (e is StoreFaultedException)
+            {
+                // The disk failed while recovery wrote to it: nothing was acknowledged yet, the directory is what to fix.
+                throw new LogDirectoryUnavailableException(_ownedLayout!.Directory, e);
+            }
+
             throw;
         }
     }
@@ -496,6 +532,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             NewSession,
             _checkpointer,
             _writes,
+            _fault,
             _ownedLayout,
             settings.PageSizeBits,
             settings.SegmentSizeBits,
@@ -513,9 +550,12 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>A new FASTER session with this store's callbacks; internal so tests can wrap the factory a compactor uses.</summary>
     internal StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
 
-    /// <summary>The FASTER store, device, files and file lock a store runs on; all but the store are null when the caller owns it.</summary>
+    /// <summary>
+    /// The FASTER store, device, files and file lock a store runs on, and the fault its devices report to; all but the
+    /// store and the fault are null when the caller owns the store (whose device failures are then the caller's to see).
+    /// </summary>
     private sealed record OwnedLog(
-        FasterKV<SpanByte, SpanByte> FasterKV, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock, WriteAheadLog? WriteAheadLog = null, long ReplayFrom = 0)
+        FasterKV<SpanByte, SpanByte> FasterKV, StoreFault Fault, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock, WriteAheadLog? WriteAheadLog = null, long ReplayFrom = 0)
     {
         /// <summary>Wraps a caller's FasterKV; rejects durable settings before any session or timer exists.</summary>
         public static OwnedLog Supplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings)
@@ -525,7 +565,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
             }
 
-            return new OwnedLog(fasterKV, null, null, null);
+            return new OwnedLog(fasterKV, new StoreFault(), null, null, null);
         }
 
         public static OwnedLog Create(StoreSettings settings, RecordFormat format, ILogger logger, TimeProvider timeProvider)
@@ -533,12 +573,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
             layout.EnsureWritable();
             StoreFileLock fileLock = StoreFileLock.Acquire(layout.LockFilePath);
+            var fault = new StoreFault();
             try
             {
                 if (settings.IsDurable)
                 {
-                    RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, logger, timeProvider);
-                    return new OwnedLog(recovered.Store, recovered.Device, layout, fileLock, recovered.WriteAheadLog, recovered.ReplayFrom);
+                    RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, fault, logger, timeProvider);
+                    return new OwnedLog(recovered.Store, fault, recovered.Device, layout, fileLock, recovered.WriteAheadLog, recovered.ReplayFrom);
                 }
 
                 if (File.Exists(layout.ManifestPath))
@@ -548,8 +589,14 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                         layout.ManifestPath, nameof(MixedStorageKVStoreOptions.Durability), $"{DurabilityMode.Checkpoint} or {DurabilityMode.Commit} (a durable store)", nameof(DurabilityMode.None));
                 }
 
-                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false);
-                return new OwnedLog(fasterKV, device, layout, fileLock);
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
+                return new OwnedLog(fasterKV, fault, device, layout, fileLock);
+            }
+            catch (IOException e)
+            {
+                // A full or failing disk while files are created or preallocated: the directory is what the user must fix.
+                fileLock.Dispose();
+                throw new LogDirectoryUnavailableException(layout.Directory, e);
             }
             catch
             {

@@ -293,6 +293,7 @@ public class LogCompactorTests
             () => Interlocked.Increment(ref sessionsRequested) == 1 ? throw new IOException("injected compaction failure") : store.NewSession(),
             checkpointer: null,
             new WriteBarrier(),
+            new StoreFault(),
             store.Layout,
             pageSizeBits: 12,
             segmentSizeBits: 20,

@@ -35,12 +35,16 @@ public class WriteAheadLogFaultTests
         var failed = await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(100), Value(100, 1)).AsTask().WaitAsync(HangLimit));
         Assert.Contains("write-ahead log", failed.Message, StringComparison.Ordinal);
 
+        // The store holds the write the log failed to commit (it is applied before it is logged): no reader may see it.
+        await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 100));
+
         // The fence: once the log has failed no later write is acknowledged, even with the disk back.
         device.FailWrites(0);
         await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(101), Value(101, 1)).AsTask().WaitAsync(HangLimit));
         await Assert.ThrowsAsync<StoreFaultedException>(() => store.DeleteAsync(Key(1)).AsTask().WaitAsync(HangLimit));
         await Assert.ThrowsAsync<StoreFaultedException>(() => store.ApplyBatchAsync([BatchWrite.Upsert(Key(102), Value(102, 1))]).AsTask().WaitAsync(HangLimit));
-        Assert.Equal(Value(5, 1), await ReadAsync(store, 5));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 5));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.ReadManyAsync([Key(5)]).AsTask());
 
         await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
 

@@ -6,7 +6,8 @@ namespace KeyValueStore.Tests.Support;
 
 /// <summary>
 /// A device that passes everything to the real one until told to fail: then every write completes with an I/O error
-/// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would.
+/// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would. It can also hold writes back, as a
+/// slow disk would, until released.
 /// </summary>
 internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 {
@@ -16,14 +17,54 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
     /// <summary>errno ENOSPC: no space left on the device.</summary>
     public const uint NoSpaceLeft = 28;
 
+    private readonly System.Collections.Generic.List<Action> _heldWrites = [];
     private uint _writeError;
     private long _failedWrites;
+    private bool _holding;
 
     /// <summary>Gets the writes failed so far.</summary>
     public long FailedWrites => Interlocked.Read(ref _failedWrites);
 
     /// <summary>From now on every write fails with <paramref name="error"/>; 0 lets writes through again.</summary>
     public void FailWrites(uint error) => Volatile.Write(ref _writeError, error);
+
+    /// <summary>Gets how many writes are being held back.</summary>
+    public int HeldWrites
+    {
+        get
+        {
+            lock (_heldWrites)
+            {
+                return _heldWrites.Count;
+            }
+        }
+    }
+
+    /// <summary>From now on writes are held back: none reaches the file or completes until <see cref="ReleaseWrites"/>.</summary>
+    public void HoldWrites()
+    {
+        lock (_heldWrites)
+        {
+            _holding = true;
+        }
+    }
+
+    /// <summary>Issues the held writes, in order, and lets later ones through.</summary>
+    public void ReleaseWrites()
+    {
+        Action[] held;
+        lock (_heldWrites)
+        {
+            _holding = false;
+            held = [.. _heldWrites];
+            _heldWrites.Clear();
+        }
+
+        foreach (Action write in held)
+        {
+            write();
+        }
+    }
 
     public uint SectorSize => inner.SectorSize;
 
@@ -51,7 +92,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 
     public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
-        if (!Failed(callback, context))
+        if (!Failed(callback, context) && !Held(() => WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context)))
         {
             inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
         }
@@ -59,7 +100,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 
     public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
-        if (!Failed(callback, context))
+        if (!Failed(callback, context) && !Held(() => WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context)))
         {
             inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
         }
@@ -88,6 +129,20 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
     public void Reset() => inner.Reset();
 
     public void Dispose() => inner.Dispose();
+
+    /// <summary>Keeps <paramref name="write"/> for <see cref="ReleaseWrites"/> while writes are held back; the source buffer stays FASTER's until the write completes.</summary>
+    private bool Held(Action write)
+    {
+        lock (_heldWrites)
+        {
+            if (_holding)
+            {
+                _heldWrites.Add(write);
+            }
+
+            return _holding;
+        }
+    }
 
     private bool Failed(DeviceIOCompletionCallback callback, object context)
     {

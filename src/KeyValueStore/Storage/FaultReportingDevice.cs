@@ -1,0 +1,86 @@
+using System;
+using System.IO;
+using FASTER.core;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// Passes every call to the device under it and reports the first failed write to the store's <see cref="StoreFault"/>.
+/// FASTER 2.6.5 only logs a failed page flush and then waits for that page forever, so without this a full disk
+/// would hang every write and every checkpoint.
+/// </summary>
+internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, string what) : IDevice
+{
+    public uint SectorSize => inner.SectorSize;
+
+    public string FileName => inner.FileName;
+
+    public long Capacity => inner.Capacity;
+
+    public long SegmentSize => inner.SegmentSize;
+
+    public int StartSegment => inner.StartSegment;
+
+    public int EndSegment => inner.EndSegment;
+
+    public int ThrottleLimit
+    {
+        get => inner.ThrottleLimit;
+        set => inner.ThrottleLimit = value;
+    }
+
+    public void Initialize(long segmentSize, LightEpoch? epoch = null, bool omitSegmentIdFromFilename = false) => inner.Initialize(segmentSize, epoch, omitSegmentIdFromFilename);
+
+    public bool TryComplete() => inner.TryComplete();
+
+    public bool Throttle() => inner.Throttle();
+
+    // A closure per write: writes are whole pages or more, so it is small next to the write itself.
+    public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
+        inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, Watch(callback), context);
+
+    public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
+        inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, Watch(callback), context);
+
+    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
+        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+
+    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
+        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+
+    public void TruncateUntilAddress(long toAddress) => inner.TruncateUntilAddress(toAddress);
+
+    public void TruncateUntilSegment(int toSegment) => inner.TruncateUntilSegment(toSegment);
+
+    public void RemoveSegment(int segment) => inner.RemoveSegment(segment);
+
+    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilAddressAsync(toAddress, callback, result);
+
+    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilSegmentAsync(toSegment, callback, result);
+
+    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) => inner.RemoveSegmentAsync(segment, callback, result);
+
+    public long GetFileSize(int segment) => inner.GetFileSize(segment);
+
+    public void Reset() => inner.Reset();
+
+    public void Dispose() => inner.Dispose();
+
+    private DeviceIOCompletionCallback Watch(DeviceIOCompletionCallback callback) => (errorCode, numBytes, context) =>
+    {
+        if (errorCode != 0)
+        {
+            fault.Report(what, new IOException($"A write to '{FileName}' failed: {Describe(errorCode)} (error {errorCode})."));
+        }
+
+        callback(errorCode, numBytes, context);
+    };
+
+    private static string Describe(uint errorCode) => errorCode switch
+    {
+        28 => "no space left on the device",
+        5 => "an input/output error",
+        uint.MaxValue => "the device could not issue it",
+        _ => "an I/O error",
+    };
+}

@@ -1,0 +1,64 @@
+using System;
+using System.Threading;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// The first failure of a store's disk writes (hybrid-log segments, write-ahead log). From then on the store refuses
+/// every operation, and every wait that depends on the disk making progress is abandoned, because FASTER never retries
+/// a failed page flush: whatever waits for one would wait forever.
+/// </summary>
+/// <remarks>
+/// Reads are refused too. In Commit mode a write is applied before its log entry is committed, so once a commit has
+/// failed the store holds writes whose callers were told they failed; a read must not show them. One rule for every
+/// failure keeps it simple: a faulted store is reopened, and recovery restores exactly what was acknowledged.
+/// <para>
+/// <see cref="Token"/> is cancelled on the thread pool, never on the thread that reports the failure, which may be
+/// FASTER's I/O completion thread, where running the abandoned waiters' continuations could block FASTER itself.
+/// </para>
+/// </remarks>
+internal sealed class StoreFault
+{
+    private readonly CancellationTokenSource _faulted = new();
+    private Failure? _failure;
+
+    /// <summary>Gets whether a failure has been reported.</summary>
+    public bool IsFaulted => Volatile.Read(ref _failure) is not null;
+
+    /// <summary>Gets a token cancelled shortly after the first failure: waits on FASTER's progress link to it.</summary>
+    public CancellationToken Token => _faulted.Token;
+
+    /// <summary>Records <paramref name="cause"/> as the store's fault unless one is already recorded.</summary>
+    /// <param name="what">What failed, as the exception names it (for instance "write-ahead log").</param>
+    /// <param name="cause">The failure.</param>
+    /// <returns>Whether this was the first failure.</returns>
+    public bool Report(string what, Exception cause)
+    {
+        if (Interlocked.CompareExchange(ref _failure, new Failure(what, cause), null) is not null)
+        {
+            return false;
+        }
+
+        ThreadPool.UnsafeQueueUserWorkItem(static source => source.Cancel(), _faulted, preferLocal: false);
+        return true;
+    }
+
+    /// <summary>The fence: throws once a failure is recorded, so that no write after it is acknowledged.</summary>
+    /// <exception cref="StoreFaultedException">A failure is recorded.</exception>
+    public void ThrowIfFaulted()
+    {
+        if (Volatile.Read(ref _failure) is not null)
+        {
+            throw ToException();
+        }
+    }
+
+    /// <summary>A new exception for the recorded failure, for a caller whose operation it stopped.</summary>
+    public StoreFaultedException ToException()
+    {
+        Failure failure = Volatile.Read(ref _failure) ?? throw new InvalidOperationException("No failure has been reported.");
+        return new StoreFaultedException(failure.What, failure.Cause);
+    }
+
+    private sealed record Failure(string What, Exception Cause);
+}

@@ -1,0 +1,178 @@
+using System;
+using System.Collections.Generic;
+using System.Threading.Tasks;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
+using static KeyValueStore.Tests.Durability.DurableStores;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>
+/// The disk under a durable store's segment files fails (full, or an I/O error): typed errors, a fence, no hang, a
+/// dispose that completes, and once the disk is back a reopen that holds every acknowledged write.
+/// </summary>
+public class DiskFullTests
+{
+    private static readonly TimeSpan HangLimit = TimeSpan.FromSeconds(30);
+
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.NoSpaceLeft)]
+    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.InputOutputError)]
+    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.NoSpaceLeft)]
+    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.InputOutputError)]
+    public async Task AfterTheSegmentFilesFail_WritesThrowStoreFaulted_NothingHangs_AndAReopenHasEveryAcknowledgedWrite(DurabilityMode mode, uint error)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var durable = new Dictionary<int, byte[]>();
+        for (int i = 0; i < 200; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+            durable[i] = Value(i, 1, 200);
+        }
+
+        await store.CheckpointAsync();
+        segments!.FailWrites(error);
+
+        // Memory holds sixteen pages: writing a few hundred kilobytes needs pages flushed, which now fail.
+        StoreFaultedException? fault = null;
+        int next = 1_000;
+        for (; next < 20_000 && fault is null; next++)
+        {
+            try
+            {
+                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
+
+                // Commit mode acknowledges a write once its log entry is committed, so it must survive the fault.
+                if (mode == DurabilityMode.Commit)
+                {
+                    durable[next] = Value(next, 1, 400);
+                }
+            }
+            catch (StoreFaultedException e)
+            {
+                fault = e;
+            }
+        }
+
+        Assert.NotNull(fault);
+        Assert.Contains("segment", fault.Message, StringComparison.Ordinal);
+        int failed = next - 1;
+
+        // The fence: no later operation runs, even with the disk back, so nothing unacknowledged is ever seen.
+        segments.FailWrites(0);
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(failed), Value(failed, 2)).AsTask().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.DeleteAsync(Key(1)).AsTask().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.ApplyBatchAsync([BatchWrite.Upsert(Key(failed + 1), Value(failed + 1, 1))]).AsTask().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 5).WaitAsync(HangLimit));
+
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        await using var reopened = StoreFactory.Open(options);
+        foreach ((int key, byte[] value) in durable)
+        {
+            Assert.Equal(value, await ReadAsync(reopened, key));
+        }
+
+        Assert.Null(await ReadAsync(reopened, failed));
+        Assert.Null(await ReadAsync(reopened, failed + 1));
+        await reopened.UpsertAsync(Key(failed), Value(failed, 3));
+        Assert.Equal(Value(failed, 3), await ReadAsync(reopened, failed));
+    }
+
+    /// <summary>
+    /// FASTER's compaction is synchronous: when the disk fails under it, its thread waits forever for a page flush. The
+    /// compaction must end with a typed error all the same, and with the write barrier it closed open again.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.None)]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task ACompactionRunningWhenTheDiskFails_EndsWithStoreFaulted_AndNothingHangs(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = new FasterRecordStore(settings, NullLogger.Instance);
+
+        // Ten times the memory, every key written twice: the compaction has hundreds of kilobytes of live records to copy.
+        for (int version = 1; version <= 2; version++)
+        {
+            for (int i = 0; i < 3_000; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, version, 200));
+            }
+        }
+
+        if (mode != DurabilityMode.None)
+        {
+            await store.CheckpointAsync();
+        }
+
+        segments!.FailWrites(FaultInjectingDevice.NoSpaceLeft);
+
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 3)).AsTask().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 2_999).WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        if (mode != DurabilityMode.None)
+        {
+            segments.FailWrites(0);
+            await using var reopened = StoreFactory.Open(options);
+            for (int i = 0; i < 3_000; i++)
+            {
+                Assert.Equal(Value(i, 2, 200), await ReadAsync(reopened, i));
+            }
+        }
+    }
+
+    /// <summary>What a full disk does to an open that must create or extend files: a typed error, and the files kept.</summary>
+    [Fact]
+    public async Task OpeningWhenTheDiskRefusesTheSegmentFiles_ThrowsLogDirectoryUnavailable_AndChangesNothing()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await using (var store = StoreFactory.Open(options))
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 200));
+            }
+        }
+
+        var before = Snapshot(temp.Path);
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                inner.Dispose();
+                throw new System.IO.IOException("No space left on device");
+            },
+        };
+
+        var error = Assert.Throws<LogDirectoryUnavailableException>(() => new FasterRecordStore(settings, NullLogger.Instance));
+
+        Assert.Contains("No space left on device", error.Message, StringComparison.Ordinal);
+        Assert.Contains("free space", error.Message, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
+        await using var reopened = StoreFactory.Open(options);
+        for (int i = 0; i < 200; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+        }
+    }
+}
