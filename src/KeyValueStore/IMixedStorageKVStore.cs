@@ -14,9 +14,9 @@ namespace KeyValueStore;
 /// <para>
 /// <b>Cancellation.</b> A token is honoured while an operation waits to start: for a session, for its key's lock, or
 /// while a checkpoint or compaction holds writes back. Cancelled there, the operation did nothing. Once a write has
-/// been issued it runs to the end; in <see cref="DurabilityMode.Commit"/> mode a token cancelled while the write waits
-/// for its group commit ends the wait with <see cref="OperationCanceledException"/>, but the write has happened: it is
-/// visible to readers and in the write-ahead log, and durable once that log's next commit completes.
+/// been issued it runs to the end. In <see cref="DurabilityMode.Commit"/> mode a write is issued when it is appended to
+/// the write-ahead log; it is then committed and applied whatever the token says, since recovery would replay it.
+/// Readers never see a Commit-mode write before it is durable.
 /// </para>
 /// <para>
 /// <b>Disk failures.</b> When the disk fails under the store (full, or an I/O error), the operation that met the
@@ -37,7 +37,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     /// <summary>Inserts or replaces the value of <paramref name="key"/>.</summary>
     /// <param name="key">The record's key; not null.</param>
     /// <param name="value">The record's new value.</param>
-    /// <param name="cancellationToken">Cancels the wait to start, and in Commit mode the wait for durability (see remarks of the type).</param>
+    /// <param name="cancellationToken">Cancels the wait to start (see remarks of the type).</param>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="SerializationFailedException">MessagePack cannot serialize the key or the value; nothing is written.</exception>
     /// <exception cref="RecordTooLargeException">The serialized key and value do not fit in one log page; nothing is written.</exception>

@@ -45,6 +45,9 @@ internal sealed class KeyStripeLocks
         }
     }
 
+    /// <summary>Gets the number of stripes.</summary>
+    public int StripeCount => _stripes.Length;
+
     /// <summary>The stripe of <paramref name="key"/>; computed before any await, since a span cannot cross one.</summary>
     public unsafe int StripeOf(ReadOnlySpan<byte> key)
     {

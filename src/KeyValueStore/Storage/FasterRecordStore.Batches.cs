@@ -16,8 +16,8 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// Atomicity across crashes comes from <see cref="WriteBarrier"/>: a batch is one admission, and a checkpoint (the only
 /// thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a batch or none of it.
-/// In Commit mode the batch is one write-ahead log transaction, appended after its last write and replayed whole or
-/// not at all.
+/// In Commit mode the batch is one write-ahead log transaction, committed before any of it is applied and replayed
+/// whole or not at all (FasterRecordStore.CommitMode.cs).
 /// </para>
 /// Once a batch starts writing it runs to the end; cancellation applies only while it waits to start.
 /// </remarks>
@@ -30,13 +30,18 @@ internal sealed partial class FasterRecordStore
     {
         ValidateBatch(writes);
         _fault.ThrowIfFaulted();
+        if (_applyTurns is not null && writes.Count > 0)
+        {
+            await LogThenApplyBatchAsync(writes, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
         using OperationGate.Admission admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
             return;
         }
 
-        long walAddress;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(writes, write => write.Key), cancellationToken).ConfigureAwait(false))
         {
             _fault.ThrowIfFaulted();
@@ -44,12 +49,9 @@ internal sealed partial class FasterRecordStore
             {
                 await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
             }
-
-            walAddress = await AppendToWriteAheadLogAsync(writes).ConfigureAwait(false);
         }
 
-        // The session, the stripes and the write admission are given back first: waiting for the flush holds none.
-        await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
+        _checkpointer?.NoteWrite();
     }
 
     /// <summary>
@@ -67,9 +69,14 @@ internal sealed partial class FasterRecordStore
         CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
+        if (_applyTurns is not null)
+        {
+            await LogThenApplyUpdateAsync(keys, update, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
         using OperationGate.Admission admission = _gate.Enter(this);
         int written;
-        long walAddress;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(keys, key => key), cancellationToken).ConfigureAwait(false))
         {
             var current = new byte[]?[keys.Count];
@@ -90,12 +97,11 @@ internal sealed partial class FasterRecordStore
             }
 
             written = writes.Count;
-            walAddress = written > 0 ? await AppendToWriteAheadLogAsync(writes).ConfigureAwait(false) : 0;
         }
 
         if (written > 0)
         {
-            await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
+            _checkpointer?.NoteWrite();
         }
     }
 
@@ -133,6 +139,12 @@ internal sealed partial class FasterRecordStore
         using OperationGate.Admission admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
+        if (_applyTurns is not null)
+        {
+            // Commit mode applies a write after it gives its stripe back: wait for the logged ones, so no batch is seen in part.
+            await WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
+        }
+
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var results = new (bool Found, PooledBuffer Value)[keys.Count];
         try
@@ -179,10 +191,6 @@ internal sealed partial class FasterRecordStore
             throw;
         }
     }
-
-    /// <summary>Appends a batch to the write-ahead log of a Commit-mode store, while the batch still holds its stripes and admission.</summary>
-    private ValueTask<long> AppendToWriteAheadLogAsync(IReadOnlyList<BatchWrite> writes) =>
-        _writeAheadLog is null ? ValueTask.FromResult(0L) : _writeAheadLog.AppendAsync(writes);
 
     /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>
     private static void EnsureOnlyReadKeysAreWritten(IReadOnlyList<ReadOnlyMemory<byte>> keys, IReadOnlyList<BatchWrite> writes)

@@ -48,8 +48,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly Checkpointer? _checkpointer;
     private readonly StoreFileLock? _fileLock;
 
-    // Commit mode only: every write is appended here and completes once the log has committed it.
+    // Commit mode only: every write is appended here, and applied once the log has committed it, in its stripe's log
+    // order (FasterRecordStore.CommitMode.cs).
     private readonly WriteAheadLog? _writeAheadLog;
+    private readonly ApplyTurns? _applyTurns;
 
     // The first failed disk write; from then on operations are refused and waits on the disk abandoned.
     private readonly StoreFault _fault;
@@ -105,6 +107,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 if (commitMode)
                 {
                     _writeAheadLog = log.WriteAheadLog;
+                    _applyTurns = new ApplyTurns(_keyStripes.StripeCount);
                     _writeAheadLog.StartGroupCommit();
                 }
             }
@@ -136,14 +139,19 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     public WriteAheadLog? WriteAheadLog => _writeAheadLog;
 
     /// <summary>
-    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the task completes only once the write is in
-    /// the committed write-ahead log; the session, stripe and barrier are given back first, so that wait holds none.
+    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the write is committed to the write-ahead log
+    /// first and applied after (<see cref="LogThenApplyAsync"/>).
     /// </summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the write ran; it was not acknowledged.</exception>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
         EnsureRecordFits(key.Length, value.Length);
         _fault.ThrowIfFaulted();
+        if (_applyTurns is not null)
+        {
+            await LogThenApplyAsync(key, value, isDelete: false, cancellationToken).ConfigureAwait(false);
+            return;
+        }
 
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
@@ -155,7 +163,6 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             stored = sealedValue.AsMemory(0, sealedLength);
         }
 
-        long walAddress = 0;
         try
         {
             // One async method from admission to completion: a nested async helper would add a state-machine
@@ -169,13 +176,6 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             {
                 result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
             }
-
-            // Still inside the stripe and the barrier admission: per key the log's order is the store's, and a
-            // checkpoint (which drains the barrier) sees the write in both or in neither.
-            if (_writeAheadLog is not null)
-            {
-                walAddress = await _writeAheadLog.AppendAsync(key, value, isDelete: false).ConfigureAwait(false);
-            }
         }
         finally
         {
@@ -185,7 +185,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             }
         }
 
-        await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
+        _checkpointer?.NoteWrite();
     }
 
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
@@ -256,16 +256,21 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. In
-    /// <see cref="DurabilityMode.Commit"/> mode a delete that removed a record completes once that is on disk.
+    /// <see cref="DurabilityMode.Commit"/> mode the delete is committed to the write-ahead log first and applied after,
+    /// also when the key turns out to be absent: that is known only once the delete runs.
     /// </summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the delete ran; it was not acknowledged.</exception>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
+        if (_applyTurns is not null)
+        {
+            return await LogThenApplyAsync(key, default, isDelete: true, cancellationToken).ConfigureAwait(false);
+        }
+
         using OperationGate.Admission admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
-        long walAddress = 0;
         using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false))
         using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
@@ -278,16 +283,11 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             }
 
             found = result.Status.Found;
-            if (found && _writeAheadLog is not null)
-            {
-                walAddress = await _writeAheadLog.AppendAsync(key, default, isDelete: true).ConfigureAwait(false);
-            }
         }
 
-        // The session, the key's stripe and the write barrier are given back first: waiting for the flush holds none.
         if (found)
         {
-            await AfterWriteAsync(walAddress, cancellationToken).ConfigureAwait(false);
+            _checkpointer?.NoteWrite();
         }
 
         return found;
@@ -328,36 +328,6 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Tells the checkpointer a write completed and, in Commit mode, waits until the write-ahead log has committed the
-    /// entry at <paramref name="walAddress"/>. The write has happened by then: cancelling this wait stops the caller
-    /// waiting, not the write, which becomes durable with the next group commit.
-    /// </summary>
-    /// <remarks>
-    /// Readers see the write from the moment it is applied, before this wait ends: committing first and applying after
-    /// would hide it, but a key's stripe would then be held through a whole commit, and writes to one hot key could no
-    /// longer share group commits (docs/durability.md, "Measured": 72 to 78% fewer writes per second at 64 writers).
-    /// </remarks>
-    private ValueTask AfterWriteAsync(long walAddress, CancellationToken cancellationToken)
-    {
-        if (_checkpointer is null)
-        {
-            return ValueTask.CompletedTask;
-        }
-
-        _checkpointer.NoteWrite();
-        if (_writeAheadLog is null)
-        {
-            return ValueTask.CompletedTask;
-        }
-
-        if (_writeAheadLog.IsDueForCheckpoint)
-        {
-            _checkpointer.RequestCheckpointForLogSize();
-        }
-
-        return _writeAheadLog.WaitForCommitAsync(walAddress, cancellationToken);
-    }
 
     /// <summary>
     /// Replays the write-ahead log into the recovered store, before any caller can see it. A store no longer in Commit

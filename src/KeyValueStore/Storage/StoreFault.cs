@@ -9,8 +9,8 @@ namespace KeyValueStore.Storage;
 /// a failed page flush: whatever waits for one would wait forever.
 /// </summary>
 /// <remarks>
-/// Reads are refused too. In Commit mode a write is applied before its log entry is committed, so once a commit has
-/// failed the store holds writes whose callers were told they failed; a read must not show them. One rule for every
+/// Reads are refused too. A write that was in flight when the disk failed may have been applied in part (a batch whose
+/// apply was abandoned halfway) though its caller was told it failed; a read must not show that. One rule for every
 /// failure keeps it simple: a faulted store is reopened, and recovery restores exactly what was acknowledged.
 /// <para>
 /// <see cref="Token"/> is cancelled on the thread pool, never on the thread that reports the failure, which may be
