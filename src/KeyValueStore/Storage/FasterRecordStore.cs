@@ -240,6 +240,18 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private (bool Found, PooledBuffer Value) OpenReadResult(ReadOnlySpan<byte> key, FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty> result)
     {
         (Status status, PooledBuffer value) = result.Complete(out RecordMetadata record);
+
+        // A read from a failing disk ends as "not found" (see FaultReportingDevice), which must not reach the caller.
+        if (_fault.IsFaulted)
+        {
+            if (status.Found)
+            {
+                value.Return();
+            }
+
+            _fault.ThrowIfFaulted();
+        }
+
         if (!status.Found)
         {
             return (false, default);

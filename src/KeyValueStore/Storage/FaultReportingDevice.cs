@@ -5,10 +5,17 @@ using FASTER.core;
 namespace KeyValueStore.Storage;
 
 /// <summary>
-/// Passes every call to the device under it and reports the first failed write to the store's <see cref="StoreFault"/>.
-/// FASTER 2.6.5 only logs a failed page flush and then waits for that page forever, so without this a full disk
-/// would hang every write and every checkpoint.
+/// Passes every call to the device under it and reports the first failed write or read to the store's
+/// <see cref="StoreFault"/>. FASTER 2.6.5 only logs a failed page flush and then waits for that page forever, so
+/// without this a full disk would hang every write and every checkpoint; and it only logs a failed read and then
+/// parses whatever the read buffer held.
 /// </summary>
+/// <remarks>
+/// A failed read's buffer is zeroed before FASTER sees it: FASTER then takes it for an empty record and the read
+/// ends as not found, which the store, seeing the fault, turns into <see cref="StoreFaultedException"/> for its caller.
+/// Once the store has faulted no segment file is deleted: a compaction that read garbage must not take the files with
+/// it, and the next open recovers from what is on disk.
+/// </remarks>
 internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, string what) : IDevice
 {
     public uint SectorSize => inner.SectorSize;
@@ -43,22 +50,67 @@ internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, stri
         inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, Watch(callback), context);
 
     public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, WatchRead(callback, destinationAddress, readLength), context);
 
     public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, WatchRead(callback, alignedDestinationAddress, aligned_read_length), context);
 
-    public void TruncateUntilAddress(long toAddress) => inner.TruncateUntilAddress(toAddress);
+    public void TruncateUntilAddress(long toAddress)
+    {
+        if (!fault.IsFaulted)
+        {
+            inner.TruncateUntilAddress(toAddress);
+        }
+    }
 
-    public void TruncateUntilSegment(int toSegment) => inner.TruncateUntilSegment(toSegment);
+    public void TruncateUntilSegment(int toSegment)
+    {
+        if (!fault.IsFaulted)
+        {
+            inner.TruncateUntilSegment(toSegment);
+        }
+    }
 
-    public void RemoveSegment(int segment) => inner.RemoveSegment(segment);
+    public void RemoveSegment(int segment)
+    {
+        if (!fault.IsFaulted)
+        {
+            inner.RemoveSegment(segment);
+        }
+    }
 
-    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilAddressAsync(toAddress, callback, result);
+    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
 
-    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilSegmentAsync(toSegment, callback, result);
+        inner.TruncateUntilAddressAsync(toAddress, callback, result);
+    }
 
-    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) => inner.RemoveSegmentAsync(segment, callback, result);
+    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
+
+        inner.TruncateUntilSegmentAsync(toSegment, callback, result);
+    }
+
+    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
+
+        inner.RemoveSegmentAsync(segment, callback, result);
+    }
 
     public long GetFileSize(int segment) => inner.GetFileSize(segment);
 
@@ -71,6 +123,18 @@ internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, stri
         if (errorCode != 0)
         {
             fault.Report(what, new IOException($"A write to '{FileName}' failed: {Describe(errorCode)} (error {errorCode})."));
+        }
+
+        callback(errorCode, numBytes, context);
+    };
+
+    // A closure per read from disk: small next to the read's own I/O and FASTER's context for it.
+    private unsafe DeviceIOCompletionCallback WatchRead(DeviceIOCompletionCallback callback, IntPtr destination, uint length) => (errorCode, numBytes, context) =>
+    {
+        if (errorCode != 0)
+        {
+            fault.Report(what, new IOException($"A read of '{FileName}' failed: {Describe(errorCode)} (error {errorCode})."));
+            new Span<byte>((void*)destination, checked((int)length)).Clear();
         }
 
         callback(errorCode, numBytes, context);

@@ -19,6 +19,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 
     private readonly System.Collections.Generic.List<Action> _heldWrites = [];
     private uint _writeError;
+    private uint _readError;
     private long _failedWrites;
     private bool _holding;
 
@@ -27,6 +28,9 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 
     /// <summary>From now on every write fails with <paramref name="error"/>; 0 lets writes through again.</summary>
     public void FailWrites(uint error) => Volatile.Write(ref _writeError, error);
+
+    /// <summary>From now on every read completes with <paramref name="error"/> and reads nothing; 0 lets reads through again.</summary>
+    public void FailReads(uint error) => Volatile.Write(ref _readError, error);
 
     /// <summary>Gets how many writes are being held back.</summary>
     public int HeldWrites
@@ -106,11 +110,21 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
         }
     }
 
-    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
+    {
+        if (!ReadFailed(callback, context))
+        {
+            inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+        }
+    }
 
-    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
+    {
+        if (!ReadFailed(callback, context))
+        {
+            inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+        }
+    }
 
     public void TruncateUntilAddress(long toAddress) => inner.TruncateUntilAddress(toAddress);
 
@@ -142,6 +156,19 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
 
             return _holding;
         }
+    }
+
+    private bool ReadFailed(DeviceIOCompletionCallback callback, object context)
+    {
+        uint error = Volatile.Read(ref _readError);
+        if (error == 0)
+        {
+            return false;
+        }
+
+        // What FASTER's own device does when a read throws: the callback with an error and no bytes.
+        callback(error, 0, context);
+        return true;
     }
 
     private bool Failed(DeviceIOCompletionCallback callback, object context)

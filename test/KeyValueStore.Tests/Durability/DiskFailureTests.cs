@@ -13,7 +13,7 @@ namespace KeyValueStore.Tests.Durability;
 /// The disk under a durable store's segment files fails (full, or an I/O error): typed errors, a fence, no hang, a
 /// dispose that completes, and once the disk is back a reopen that holds every acknowledged write.
 /// </summary>
-public class DiskFullTests
+public class DiskFailureTests
 {
     private static readonly TimeSpan HangLimit = TimeSpan.FromSeconds(30);
 
@@ -173,6 +173,54 @@ public class DiskFullTests
         for (int i = 0; i < 200; i++)
         {
             Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+        }
+    }
+
+    /// <summary>
+    /// FASTER 2.6.5 ignores a failed read's error and parses whatever its buffer holds. The store must turn it into a
+    /// typed error, never a wrong value or a "not found".
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.None)]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AFailedReadFromTheSegmentFiles_ThrowsStoreFaulted_NeverNotFoundOrAWrongValue(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        for (int i = 0; i < 3_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        if (mode != DurabilityMode.None)
+        {
+            await store.CheckpointAsync();
+        }
+
+        // Key 0 was written first: with 64 KB of memory it lives only in a segment file now.
+        Assert.Equal(Value(0, 1, 200), await ReadAsync(store, 0));
+        segments!.FailReads(FaultInjectingDevice.InputOutputError);
+
+        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 1).WaitAsync(HangLimit));
+        Assert.Contains("read", error.Message, StringComparison.Ordinal);
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 2)).AsTask().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        if (mode != DurabilityMode.None)
+        {
+            segments.FailReads(0);
+            await using var reopened = StoreFactory.Open(options);
+            for (int i = 0; i < 3_000; i++)
+            {
+                Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+            }
         }
     }
 }
