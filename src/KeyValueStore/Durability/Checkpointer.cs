@@ -281,6 +281,9 @@ internal sealed class Checkpointer : IAsyncDisposable
             }
 
             await WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync()).ConfigureAwait(false);
+
+            // FASTER completes a checkpoint whose files failed to write: only the fault tells.
+            _fault.ThrowIfFaulted();
         }
         finally
         {

@@ -34,7 +34,7 @@ internal static class FasterLogFactory
             // RemoveOutdated keeps one completed checkpoint: FASTER deletes the previous one after the new one's metadata
             // is written, and then deletes the segment files below the new checkpoint's begin address.
             CheckpointSettings? checkpointSettings = settings.IsDurable
-                ? new CheckpointSettings { CheckpointManager = CheckpointManager(settings, layout) }
+                ? new CheckpointSettings { CheckpointManager = CheckpointManager(settings, layout, fault) }
                 : null;
             return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device);
         }
@@ -46,17 +46,16 @@ internal static class FasterLogFactory
     }
 
     /// <summary>
-    /// The checkpoint manager FASTER would build from a checkpoint directory, built here so that its devices can be
-    /// wrapped. Its disposal does nothing, so the store need not keep it.
+    /// The checkpoint manager FASTER would build from a checkpoint directory, built here so that its devices report
+    /// failed writes to the store's fault (<see cref="WrappingDeviceFactory"/>). Its disposal does nothing, so the store
+    /// need not keep it.
     /// </summary>
-    private static DeviceLogCommitCheckpointManager CheckpointManager(StoreSettings settings, LogFileLayout layout)
+    private static DeviceLogCommitCheckpointManager CheckpointManager(StoreSettings settings, LogFileLayout layout, StoreFault fault)
     {
-        INamedDeviceFactory files = new LocalStorageNamedDeviceFactory();
-        if (settings.WrapDevice is { } wrap)
-        {
-            files = new WrappingDeviceFactory(files, device => wrap(device, DeviceRole.Checkpoint));
-        }
-
+        var files = new WrappingDeviceFactory(
+            new LocalStorageNamedDeviceFactory(),
+            device => new FaultReportingDevice(settings.WrapDevice?.Invoke(device, DeviceRole.Checkpoint) ?? device, fault, "checkpoint files"),
+            fault);
         return new DeviceLogCommitCheckpointManager(files, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), removeOutdated: true);
     }
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
@@ -221,6 +222,68 @@ public class DiskFailureTests
             {
                 Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
             }
+        }
+    }
+
+    /// <summary>
+    /// FASTER 2.6.5 logs a failed write of a checkpoint's files and carries on: the checkpoint "completes", and the
+    /// previous one, the only complete checkpoint on disk, is deleted. The store must fail the checkpoint and keep
+    /// the previous one.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AFailedWriteOfACheckpointsFiles_FailsThatCheckpoint_AndThePreviousOneStillRecovers(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        var checkpointDevices = new List<FaultInjectingDevice>();
+        bool failing = false;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role != DeviceRole.Checkpoint)
+                {
+                    return inner;
+                }
+
+                var device = new FaultInjectingDevice(inner);
+                device.FailWrites(Volatile.Read(ref failing) ? FaultInjectingDevice.NoSpaceLeft : 0);
+                lock (checkpointDevices)
+                {
+                    checkpointDevices.Add(device);
+                }
+
+                return device;
+            },
+        };
+        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        for (int i = 0; i < 200; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        await store.CheckpointAsync();
+        Volatile.Write(ref failing, true);
+        lock (checkpointDevices)
+        {
+            checkpointDevices.ForEach(device => device.FailWrites(FaultInjectingDevice.NoSpaceLeft));
+        }
+
+        for (int i = 200; i < 400; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        await using var reopened = StoreFactory.Open(options);
+        int last = mode == DurabilityMode.Commit ? 400 : 200;
+        for (int i = 0; i < last; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
         }
     }
 }
