@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -39,6 +40,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
     private readonly LogFileLayout _layout;
+    private readonly CheckpointDeviceFactory _checkpointFiles;
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
@@ -53,13 +55,23 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <summary>Creates the checkpointer of a durable store; <see cref="Start"/> starts its periodic checkpoints.</summary>
     /// <param name="store">The store to checkpoint.</param>
     /// <param name="layout">The store's files: where the checkpoint record is written.</param>
+    /// <param name="checkpointFiles">FASTER's checkpoint files: replaced checkpoints are deleted once the record names their replacement.</param>
     /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
     /// <param name="logger">Receives checkpoint events.</param>
-    public Checkpointer(FasterKV<SpanByte, SpanByte> store, LogFileLayout layout, WriteBarrier writes, WriteAheadLog? writeAheadLog, StoreFault fault, TimeProvider timeProvider, ILogger logger)
+    public Checkpointer(
+        FasterKV<SpanByte, SpanByte> store,
+        LogFileLayout layout,
+        CheckpointDeviceFactory checkpointFiles,
+        WriteBarrier writes,
+        WriteAheadLog? writeAheadLog,
+        StoreFault fault,
+        TimeProvider timeProvider,
+        ILogger logger)
     {
+        _checkpointFiles = checkpointFiles;
         _fault = fault;
         _store = store;
         _layout = layout;
@@ -292,7 +304,18 @@ internal sealed class Checkpointer : IAsyncDisposable
 
         // Recorded before anything it replaces may go: recovery holds the store to this record (CheckpointRecord).
         string metadataPath = CheckpointInspector.MetadataPath(_layout, token);
-        CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath);
+        try
+        {
+            CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // The previous checkpoint and its record still stand; a full disk will fail the next checkpoint too.
+            _fault.Report("checkpoint record", e);
+            throw _fault.ToException();
+        }
+
+        _checkpointFiles.DeleteReplacedCheckpoints();
 
         // The checkpoint is durable, recorded, and holds everything below the position: the log may drop it.
         writeAheadLog?.TruncateUntil(walPosition);

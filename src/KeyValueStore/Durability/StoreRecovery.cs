@@ -72,7 +72,7 @@ internal static class StoreRecovery
         TruncationSafeDevice? device = null;
         try
         {
-            (store, device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault);
+            (store, device, CheckpointDeviceFactory? checkpointFiles) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault);
             if (point is not null)
             {
                 long started = timeProvider.GetTimestamp();
@@ -80,9 +80,12 @@ internal static class StoreRecovery
                 // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
                 store.Recover(default, point.Token);
                 Log.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
+
+                // FASTER asked to delete every checkpoint but the recovered one, which is the one the record names.
+                checkpointFiles!.DeleteReplacedCheckpoints();
             }
 
-            return new RecoveredLog(store, device, writeAheadLog, replayFrom);
+            return new RecoveredLog(store, device, checkpointFiles!, writeAheadLog, replayFrom);
         }
         catch (Exception e)
         {

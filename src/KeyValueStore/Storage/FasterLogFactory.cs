@@ -14,8 +14,10 @@ internal static class FasterLogFactory
     /// Whether segment files already on disk belong to this log (a durable store being recovered): the device then
     /// learns which segments exist, so truncation and recovery know where the log starts.
     /// </param>
-    /// <param name="fault">Receives the first failed write to the segment files.</param>
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device) Create(StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
+    /// <param name="fault">Receives the first failed write or read of the segment files or the checkpoint files.</param>
+    /// <returns>The store, its device, and for a durable store the factory of its checkpoint files.</returns>
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles) Create(
+        StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
     {
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
@@ -31,12 +33,24 @@ internal static class FasterLogFactory
                 SegmentSizeBits = settings.SegmentSizeBits,
             };
 
-            // RemoveOutdated keeps one completed checkpoint: FASTER deletes the previous one after the new one's metadata
-            // is written, and then deletes the segment files below the new checkpoint's begin address.
-            CheckpointSettings? checkpointSettings = settings.IsDurable
-                ? new CheckpointSettings { CheckpointManager = CheckpointManager(settings, layout, fault) }
-                : null;
-            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device);
+            if (!settings.IsDurable)
+            {
+                return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device, null);
+            }
+
+            var checkpointFiles = new CheckpointDeviceFactory(
+                new LocalStorageNamedDeviceFactory(),
+                checkpointDevice => new FaultReportingDevice(settings.WrapDevice?.Invoke(checkpointDevice, DeviceRole.Checkpoint) ?? checkpointDevice, fault, "checkpoint files"),
+                fault);
+
+            // What FASTER would build from a checkpoint directory, built here for its factory. RemoveOutdated keeps one
+            // completed checkpoint: FASTER asks to delete the previous one once the new one's metadata is written (the
+            // factory waits for the store's record, see CheckpointDeviceFactory). Its disposal does nothing, so the store
+            // need not keep it.
+            var checkpointManager = new DeviceLogCommitCheckpointManager(
+                checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), removeOutdated: true);
+            var checkpointSettings = new CheckpointSettings { CheckpointManager = checkpointManager };
+            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles);
         }
         catch
         {
@@ -45,17 +59,4 @@ internal static class FasterLogFactory
         }
     }
 
-    /// <summary>
-    /// The checkpoint manager FASTER would build from a checkpoint directory, built here so that its devices report
-    /// failed writes to the store's fault (<see cref="WrappingDeviceFactory"/>). Its disposal does nothing, so the store
-    /// need not keep it.
-    /// </summary>
-    private static DeviceLogCommitCheckpointManager CheckpointManager(StoreSettings settings, LogFileLayout layout, StoreFault fault)
-    {
-        var files = new WrappingDeviceFactory(
-            new LocalStorageNamedDeviceFactory(),
-            device => new FaultReportingDevice(settings.WrapDevice?.Invoke(device, DeviceRole.Checkpoint) ?? device, fault, "checkpoint files"),
-            fault);
-        return new DeviceLogCommitCheckpointManager(files, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), removeOutdated: true);
-    }
 }

@@ -100,7 +100,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         if (settings.IsDurable)
         {
             bool commitMode = settings.Durability == DurabilityMode.Commit;
-            _checkpointer = new Checkpointer(FasterKV, log.Layout!, _writes, commitMode ? log.WriteAheadLog : null, _fault, timeProvider, logger);
+            _checkpointer = new Checkpointer(FasterKV, log.Layout!, log.CheckpointFiles!, _writes, commitMode ? log.WriteAheadLog : null, _fault, timeProvider, logger);
             if (log.WriteAheadLog is not null)
             {
                 ReplayOrRelease(log.WriteAheadLog, log.ReplayFrom, settings.Durability, timeProvider);
@@ -537,7 +537,14 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// store and the fault are null when the caller owns the store (whose device failures are then the caller's to see).
     /// </summary>
     private sealed record OwnedLog(
-        FasterKV<SpanByte, SpanByte> FasterKV, StoreFault Fault, TruncationSafeDevice? Device, LogFileLayout? Layout, StoreFileLock? Lock, WriteAheadLog? WriteAheadLog = null, long ReplayFrom = 0)
+        FasterKV<SpanByte, SpanByte> FasterKV,
+        StoreFault Fault,
+        TruncationSafeDevice? Device,
+        LogFileLayout? Layout,
+        StoreFileLock? Lock,
+        CheckpointDeviceFactory? CheckpointFiles = null,
+        WriteAheadLog? WriteAheadLog = null,
+        long ReplayFrom = 0)
     {
         /// <summary>Wraps a caller's FasterKV; rejects durable settings before any session or timer exists.</summary>
         public static OwnedLog Supplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings)
@@ -561,7 +568,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 if (settings.IsDurable)
                 {
                     RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, fault, logger, timeProvider);
-                    return new OwnedLog(recovered.Store, fault, recovered.Device, layout, fileLock, recovered.WriteAheadLog, recovered.ReplayFrom);
+                    return new OwnedLog(recovered.Store, fault, recovered.Device, layout, fileLock, recovered.CheckpointFiles, recovered.WriteAheadLog, recovered.ReplayFrom);
                 }
 
                 if (File.Exists(layout.ManifestPath))
@@ -571,7 +578,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                         layout.ManifestPath, nameof(MixedStorageKVStoreOptions.Durability), $"{DurabilityMode.Checkpoint} or {DurabilityMode.Commit} (a durable store)", nameof(DurabilityMode.None));
                 }
 
-                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
                 return new OwnedLog(fasterKV, fault, device, layout, fileLock);
             }
             catch (IOException e)

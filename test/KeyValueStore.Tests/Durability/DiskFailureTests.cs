@@ -286,4 +286,42 @@ public class DiskFailureTests
             Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
         }
     }
+
+    /// <summary>
+    /// The checkpoint record is written after FASTER completes a checkpoint. If that write fails (here: its temporary
+    /// file's path is taken by a directory), the store must say so with a typed error, and the store must still open
+    /// afterwards on the checkpoint the record names.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AFailedWriteOfTheCheckpointRecord_FailsThatCheckpoint_AndTheStoreStillOpens(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        var store = StoreFactory.Open(options);
+        for (int i = 0; i < 200; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        await store.CheckpointAsync();
+        string blocker = System.IO.Path.Combine(temp.Path, "store.checkpoint.json.tmp");
+        System.IO.Directory.CreateDirectory(blocker);
+        for (int i = 200; i < 400; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+        System.IO.Directory.Delete(blocker);
+
+        await using var reopened = StoreFactory.Open(options);
+        int last = mode == DurabilityMode.Commit ? 400 : 200;
+        for (int i = 0; i < last; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+        }
+    }
 }
