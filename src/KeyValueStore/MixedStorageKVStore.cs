@@ -45,7 +45,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <exception cref="StoreManifestMismatchException">The directory holds a store of other types or settings.</exception>
     /// <exception cref="StoreFileCorruptedException">A file of the store to recover is damaged; nothing was changed.</exception>
     /// <exception cref="StoreLockedException">Another store has the same files open.</exception>
-    /// <exception cref="LogDirectoryUnavailableException">The log directory cannot be created or written to.</exception>
+    /// <exception cref="LogDirectoryUnavailableException">The log directory cannot be created, written or read.</exception>
     public MixedStorageKVStore(
         MixedStorageKVStoreOptions? mixedStorageKVStoreOptions = null,
         ILogger<MixedStorageKVStore<TKey, TValue>>? logger = null,

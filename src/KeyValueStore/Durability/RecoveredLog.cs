@@ -4,4 +4,13 @@ using KeyValueStore.Storage;
 namespace KeyValueStore.Durability;
 
 /// <summary>A recovered store's FASTER log and, when there is one, its write-ahead log and the address to replay it from.</summary>
-internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, long ReplayFrom);
+internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, long ReplayFrom)
+{
+    /// <summary>Closes what recovery opened, for an open that fails after it; deletes nothing.</summary>
+    public void Release()
+    {
+        WriteAheadLog?.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        Store.Dispose();
+        Device.Dispose();
+    }
+}

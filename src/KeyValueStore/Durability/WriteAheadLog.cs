@@ -126,7 +126,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         try
         {
             device = Devices.CreateLogDevice(Path.Combine(directory, SegmentBaseName), preallocateFile: true, recoverDevice: true);
-            device = wrapDevice?.Invoke(device) ?? device;
+            device = new FaultReportingDevice(wrapDevice?.Invoke(device) ?? device, fault, "write-ahead log");
             log = new FasterLog(new FasterLogSettings
             {
                 LogDevice = device,

@@ -354,6 +354,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
             // Off the caller's synchronization context: replay awaits FASTER, and a constructor cannot be async.
             WalReplayResult replayed = Task.Run(() => writeAheadLog.ReplayAsync(from, ApplyReplayedAsync)).GetAwaiter().GetResult();
+            _fault.ThrowIfFaulted();
             Log.WriteAheadLogReplayed(_logger, from, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
             if (durability != DurabilityMode.Commit)
             {
@@ -367,10 +368,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         {
             writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
             ReleaseEngineAndFiles();
-            if (e is StoreFaultedException)
+            if (_fault.IsFaulted)
             {
-                // The disk failed while recovery wrote to it: nothing was acknowledged yet, the directory is what to fix.
-                throw new LogDirectoryUnavailableException(_ownedLayout!.Directory, e);
+                // The disk failed while recovery read or wrote it: nothing was acknowledged yet, the directory is what to fix.
+                throw new LogDirectoryUnavailableException(_ownedLayout!.Directory, e is StoreFaultedException ? e : _fault.ToException());
             }
 
             throw;
@@ -568,6 +569,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 if (settings.IsDurable)
                 {
                     RecoveredLog recovered = StoreRecovery.Open(settings, layout, format, fault, logger, timeProvider);
+                    if (fault.IsFaulted)
+                    {
+                        // A read failed during recovery: FASTER saw zeros where the bytes were, so what it recovered is not the store.
+                        recovered.Release();
+                        fault.ThrowIfFaulted();
+                    }
+
                     return new OwnedLog(recovered.Store, fault, recovered.Device, layout, fileLock, recovered.CheckpointFiles, recovered.WriteAheadLog, recovered.ReplayFrom);
                 }
 
@@ -580,6 +588,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
                 (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
                 return new OwnedLog(fasterKV, fault, device, layout, fileLock);
+            }
+            catch (Exception e) when (fault.IsFaulted)
+            {
+                // The disk failed while the store opened; whatever that made recovery report (a damaged-looking file), the
+                // disk is the cause to name, and the files are left for an open once it is fixed.
+                fileLock.Dispose();
+                throw new LogDirectoryUnavailableException(layout.Directory, e is StoreFaultedException ? e : fault.ToException());
             }
             catch (IOException e)
             {

@@ -324,4 +324,93 @@ public class DiskFailureTests
             Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
         }
     }
+
+    /// <summary>A write-ahead log that cannot be read back while a store recovers: the disk named as the cause, and the files kept for a later open.</summary>
+    [Fact]
+    public async Task AFailedReadOfTheWriteAheadLog_DuringRecovery_ThrowsTyped_AndALaterOpenRecoversEverything()
+    {
+        using var temp = new TempDirectory();
+        string live = System.IO.Path.Combine(temp.Path, "live");
+        string image = System.IO.Path.Combine(temp.Path, "image");
+        await using (var store = StoreFactory.Open(Options(live, DurabilityMode.Commit)))
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 200));
+            }
+
+            // What a crash leaves: every write acknowledged, so in the log; none checkpointed.
+            CopyAsCrashImage(live, image);
+        }
+
+        MixedStorageKVStoreOptions options = Options(image, DurabilityMode.Commit);
+        var before = Snapshot(image);
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role != DeviceRole.WriteAheadLog)
+                {
+                    return inner;
+                }
+
+                var device = new FaultInjectingDevice(inner);
+                device.FailReads(FaultInjectingDevice.InputOutputError);
+                return device;
+            },
+        };
+
+        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => new FasterRecordStore(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
+
+        // The disk's error, not "the file is damaged": a user told to restore a backup would throw good files away.
+        Assert.Contains("input/output error", error.Message, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(image));
+        await using var reopened = StoreFactory.Open(options);
+        for (int i = 0; i < 300; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+        }
+    }
+
+    /// <summary>
+    /// Recovery reads the log's last pages back through the segment files' device: a failed read there would hand
+    /// FASTER zeros for records, so the open must fail rather than open a store that silently lacks them.
+    /// </summary>
+    [Fact]
+    public async Task AFailedReadOfTheSegmentFiles_DuringRecovery_ThrowsTyped_NeverOpensWithKeysMissing()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Checkpoint);
+        await using (var store = StoreFactory.Open(options))
+        {
+            for (int i = 0; i < 3_000; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 200));
+            }
+        }
+
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role != DeviceRole.HybridLog)
+                {
+                    return inner;
+                }
+
+                var device = new FaultInjectingDevice(inner);
+                device.FailReads(FaultInjectingDevice.InputOutputError);
+                return device;
+            },
+        };
+
+        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => new FasterRecordStore(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
+
+        Assert.Contains("input/output error", error.Message, StringComparison.Ordinal);
+        await using var reopened = StoreFactory.Open(options);
+        for (int i = 0; i < 3_000; i++)
+        {
+            Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
+        }
+    }
 }
