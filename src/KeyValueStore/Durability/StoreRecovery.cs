@@ -48,7 +48,7 @@ internal static class StoreRecovery
         if (point is not null)
         {
             CheckpointInspector.EnsureSegmentsPresent(point, layout, settings.SegmentSizeBits);
-            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits);
+            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits, settings.ValueChecksums);
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.

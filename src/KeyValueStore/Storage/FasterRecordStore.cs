@@ -31,7 +31,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 {
     private static readonly SessionVariableLengthStructSettings<SpanByte, SpanByte> SessionLengths = new() { valueLength = new TombstoneValueLength() };
 
-    private readonly RecordFunctions _functions = new();
+    private readonly RecordFunctions _functions;
     private readonly SessionPool<StoreSession> _sessions;
     private readonly OperationGate _gate = new();
     private readonly WriteBarrier _writes = new();
@@ -95,6 +95,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _pageSizeBytes = settings.PageSizeBytes;
         _segmentSizeBits = settings.SegmentSizeBits;
         _valueChecksums = settings.ValueChecksums;
+        _functions = new RecordFunctions(settings.ValueChecksums);
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         if (settings.IsDurable)

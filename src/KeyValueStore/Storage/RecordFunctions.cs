@@ -14,7 +14,8 @@ namespace KeyValueStore.Storage;
 /// when a live record exists, and <see cref="RMWAction.ExpireAndStop"/> turns that record into a tombstone.
 /// When no live record exists, <see cref="NeedInitialUpdate"/> declines and nothing is written.
 /// </remarks>
-internal sealed class RecordFunctions : SpanByteFunctions<SpanByte, PooledBuffer, Empty>
+/// <param name="valueChecksums">Whether values carry a seal (<see cref="ValueChecksum"/>), which a delete in place inverts.</param>
+internal sealed class RecordFunctions(bool valueChecksums = false) : SpanByteFunctions<SpanByte, PooledBuffer, Empty>
 {
     public override bool SingleReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
     {
@@ -32,6 +33,12 @@ internal sealed class RecordFunctions : SpanByteFunctions<SpanByte, PooledBuffer
 
     public override bool InPlaceUpdater(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer output, ref RMWInfo rmwInfo)
     {
+        // The record keeps its value and gets the tombstone bit: its seal must say "deleted" too (see ValueChecksum).
+        if (valueChecksums)
+        {
+            ValueChecksum.MarkDeleted(value.AsSpan());
+        }
+
         rmwInfo.Action = RMWAction.ExpireAndStop;
         return false;
     }

@@ -26,8 +26,11 @@ internal sealed record StoreManifest(
     int SegmentSizeBits,
     long IndexNumBuckets)
 {
-    /// <summary>The format this version writes and the only one it reads. Raise it when the layout of any file changes.</summary>
-    public const int CurrentFormatVersion = 1;
+    /// <summary>
+    /// The format this version writes and the only one it reads. Raise it when the layout of any file changes.
+    /// 2: a value's seal is inverted when a delete expires its record in place (<see cref="ValueChecksum.MarkDeleted"/>).
+    /// </summary>
+    public const int CurrentFormatVersion = 2;
 
     public static StoreManifest For(StoreSettings settings, RecordFormat format) => new(
         CurrentFormatVersion, format.KeyType, format.ValueType, format.Serialization, settings.ValueChecksums, settings.PageSizeBits, settings.SegmentSizeBits, settings.IndexNumBuckets);

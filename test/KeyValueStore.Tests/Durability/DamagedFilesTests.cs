@@ -212,6 +212,7 @@ public class DamagedFilesTests
         Assert.Equal(before, Snapshot(temp.Path));
     }
 
+    /// <summary>Damage that happens while the store is open is caught by the read of the damaged value.</summary>
     [Fact]
     public async Task DamagedValue_WithChecksums_ThrowsNamingItsLocation_AndTheStoreStaysUsable()
     {
@@ -219,13 +220,12 @@ public class DamagedFilesTests
         var options = Options(temp.Path, DurabilityMode.Checkpoint);
         options.ValueChecksums = true;
         await WriteAndCloseAsync(options, 2_000);
+        await using var store = StoreFactory.Open(options);
 
-        // Damage the filler of key 42's value where it lies in a segment file.
+        // Damage the filler of key 42's value where it lies in a segment file, under the open store.
         byte[] needle = Value(42, 1, 200).AsSpan(0, 20).ToArray();
         string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
         FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), needle) + 100);
-
-        await using var store = StoreFactory.Open(options);
 
         var error = await Assert.ThrowsAsync<ValueChecksumMismatchException>(() => ReadAsync(store, 42));
         Assert.Equal(segment, error.SegmentFile);
@@ -233,6 +233,63 @@ public class DamagedFilesTests
         Assert.Equal(Value(41, 1, 200), await ReadAsync(store, 41));
         await store.UpsertAsync(Key(42), Value(42, 2, 10));
         Assert.Equal(Value(42, 2, 10), await ReadAsync(store, 42));
+    }
+
+    /// <summary>
+    /// Defect 4: one flipped bit in a record's key, value or tombstone bit, in a closed store. FASTER would miss the key
+    /// (its record now belongs to another key), return an old value, or delete or resurrect it, silently. With checksums
+    /// on, recovery checks every record's seal against its key, value and tombstone bit, and refuses the store.
+    /// </summary>
+    [Theory]
+    [InlineData("key byte")]
+    [InlineData("value byte")]
+    [InlineData("tombstone bit set")]
+    [InlineData("tombstone bit cleared")]
+    public async Task OneFlippedBit_InARecordsKeyValueOrTombstone_IsReportedByNameAtOpen_NeverASilentlyWrongKey(string damage)
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        options.ValueChecksums = true;
+        await using (var store = StoreFactory.Open(options))
+        {
+            for (int i = 0; i < 2_000; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 200));
+            }
+
+            // Written last, so still in the mutable region: the delete expires the record in place, keeping its value.
+            Assert.True(await store.DeleteAsync(Key(1_999)));
+        }
+
+        // Record layout: RecordInfo (8 bytes), key length (4), key (4), value length (4), value.
+        int key = damage == "tombstone bit cleared" ? 1_999 : 42;
+        byte[] needle = Value(key, 1, 200).AsSpan(0, 20).ToArray();
+        string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
+        int valueAt = IndexOf(File.ReadAllBytes(segment), needle);
+        int recordAt = valueAt - 20;
+        Assert.Equal(key, BitConverter.ToInt32(File.ReadAllBytes(segment), recordAt + 12));
+        using (var file = new FileStream(segment, FileMode.Open, FileAccess.ReadWrite))
+        {
+            (long offset, byte mask) = damage switch
+            {
+                "key byte" => (recordAt + 12, (byte)0x01),
+                "value byte" => (valueAt + 100, (byte)0x01),
+                _ => (recordAt + 6, (byte)0x80), // the tombstone bit: bit 55 of the little-endian RecordInfo
+            };
+            file.Position = offset;
+            int original = file.ReadByte();
+            Assert.Equal(damage == "tombstone bit cleared", (original & mask) != 0 && damage.StartsWith("tombstone", StringComparison.Ordinal));
+            file.Position = offset;
+            file.WriteByte((byte)(original ^ mask));
+        }
+
+        var before = Snapshot(temp.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(options));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains($"log address {recordAt}", error.Problem, StringComparison.Ordinal);
+        Assert.Equal(before, Snapshot(temp.Path));
     }
 
     [Fact]
