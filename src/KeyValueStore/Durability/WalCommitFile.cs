@@ -134,6 +134,32 @@ internal sealed class WalCommitFile : ILogCommitManager
         return null!;
     }
 
+    /// <summary>
+    /// The address up to which the newest intact slot says the log was committed, or null when no slot holds one. The
+    /// log's true committed end is at or after it (slots are written at most every few milliseconds).
+    /// </summary>
+    public long? RecordedUntilAddress()
+    {
+        Slot? newest = null;
+        foreach (Slot? slot in new[] { ReadSlot(0), ReadSlot(1) })
+        {
+            if (slot is { } found && (newest is null || found.CommitNum > newest.Value.CommitNum))
+            {
+                newest = found;
+            }
+        }
+
+        if (newest is not { } latest)
+        {
+            return null;
+        }
+
+        var info = default(FasterLogRecoveryInfo);
+        using var reader = new BinaryReader(new MemoryStream(latest.Metadata));
+        info.Initialize(reader);
+        return info.UntilAddress;
+    }
+
     /// <summary>The intact slots, newest first: FASTER recovers from the first it can load.</summary>
     public IEnumerable<long> ListCommits()
     {

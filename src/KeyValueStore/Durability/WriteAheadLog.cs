@@ -143,10 +143,12 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             {
                 log.Recover();
             }
-            catch (Exception e) when (e is FasterException or IOException or AggregateException)
+            catch (Exception e) when (IsDamagedRead(e))
             {
                 throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
             }
+
+            EnsureSegmentsHold(directory, segmentSizeBits, log.BeginAddress, Math.Max(log.CommittedUntilAddress, commits.RecordedUntilAddress() ?? 0));
 
             return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, fault, logger, wrapDevice);
         }
@@ -156,6 +158,35 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             device?.Dispose();
             commits.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Every segment file from the log's begin address to its committed end must be there, and long enough. FASTER's
+    /// recovery and scans read a missing or cut segment as zeros, which look like the padding at a page's end: every
+    /// committed entry in it would be skipped without a trace.
+    /// </summary>
+    private static void EnsureSegmentsHold(string directory, int segmentSizeBits, long beginAddress, long committedUntil)
+    {
+        if (committedUntil <= beginAddress)
+        {
+            return;
+        }
+
+        long segmentSize = 1L << segmentSizeBits;
+        for (long segment = beginAddress >> segmentSizeBits; segment <= (committedUntil - 1) >> segmentSizeBits; segment++)
+        {
+            string path = SegmentPath(directory, segment);
+            long needed = Math.Min(segmentSize, committedUntil - (segment << segmentSizeBits));
+            var file = new FileInfo(path);
+            if (!file.Exists || file.Length < needed)
+            {
+                throw new StoreFileCorruptedException(
+                    path,
+                    file.Exists
+                        ? $"it is {file.Length} bytes long, but the write-ahead log was committed up to address {committedUntil}, {needed} bytes into it"
+                        : $"it is missing, but the write-ahead log was committed up to address {committedUntil}, which it holds");
+            }
         }
     }
 
@@ -337,7 +368,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                     writes += decoded.Count;
                 }
             }
-            catch (Exception e) when (e is FasterException or FormatException)
+            catch (Exception e) when (IsDamagedRead(e) || e is FormatException)
             {
                 throw new StoreFileCorruptedException(SegmentPathOf(entries.NextAddress), $"the write-ahead log entry near address {entries.NextAddress} is damaged ({e.Message})", e);
             }
@@ -347,8 +378,25 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             }
         }
 
+        // FASTER's scan ends quietly where it cannot read on (a segment file missing or cut short): committed entries
+        // after that point would be lost without a trace.
+        if (entries.NextAddress < _log.CommittedUntilAddress)
+        {
+            throw new StoreFileCorruptedException(
+                SegmentPathOf(entries.NextAddress),
+                $"the write-ahead log's entries end at address {entries.NextAddress}, before its committed end {_log.CommittedUntilAddress}: this segment file is missing or cut short");
+        }
+
         return new WalReplayResult(transactions, writes, assembler.IncompleteCount);
     }
+
+    /// <summary>
+    /// What FASTER's log throws when it reads damaged bytes: besides its own exceptions, a damaged length reaches .NET
+    /// APIs as a negative count or an index out of range (the corruption fuzzer found an
+    /// <see cref="ArgumentOutOfRangeException"/> escaping from a flipped bit in an entry header).
+    /// </summary>
+    private static bool IsDamagedRead(Exception e) =>
+        e is FasterException or IOException or AggregateException or ArgumentException or IndexOutOfRangeException or OverflowException or InvalidOperationException;
 
     /// <summary>Gets the path of segment file <paramref name="segment"/> of the log in <paramref name="directory"/>.</summary>
     public static string SegmentPath(string directory, long segment) =>

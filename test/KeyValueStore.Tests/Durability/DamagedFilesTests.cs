@@ -245,6 +245,7 @@ public class DamagedFilesTests
     [InlineData("value byte")]
     [InlineData("tombstone bit set")]
     [InlineData("tombstone bit cleared")]
+    [InlineData("key length flag")] // FASTER's recovery then read through the key as a pointer: the process died (the fuzzer found it)
     public async Task OneFlippedBit_InARecordsKeyValueOrTombstone_IsReportedByNameAtOpen_NeverASilentlyWrongKey(string damage)
     {
         using var temp = new TempDirectory();
@@ -274,6 +275,7 @@ public class DamagedFilesTests
             {
                 "key byte" => (recordAt + 12, (byte)0x01),
                 "value byte" => (valueAt + 100, (byte)0x01),
+                "key length flag" => (recordAt + 11, (byte)0x80),
                 _ => (recordAt + 6, (byte)0x80), // the tombstone bit: bit 55 of the little-endian RecordInfo
             };
             file.Position = offset;
