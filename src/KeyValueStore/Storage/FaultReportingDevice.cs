@@ -16,108 +16,78 @@ namespace KeyValueStore.Storage;
 /// Once the store has faulted no segment file is deleted: a compaction that read garbage must not take the files with
 /// it, and the next open recovers from what is on disk.
 /// </remarks>
-internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, string what) : IDevice
+internal sealed class FaultReportingDevice(IDevice inner, StoreFault fault, string what) : DelegatingDevice(inner)
 {
-    public uint SectorSize => inner.SectorSize;
+    public override void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
+        Inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, Watch(callback), context);
 
-    public string FileName => inner.FileName;
+    public override void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
+        Inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, Watch(callback), context);
 
-    public long Capacity => inner.Capacity;
+    public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
+        Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, WatchRead(callback, destinationAddress, readLength), context);
 
-    public long SegmentSize => inner.SegmentSize;
+    public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
+        Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, WatchRead(callback, alignedDestinationAddress, aligned_read_length), context);
 
-    public int StartSegment => inner.StartSegment;
-
-    public int EndSegment => inner.EndSegment;
-
-    public int ThrottleLimit
+    public override void TruncateUntilAddress(long toAddress)
     {
-        get => inner.ThrottleLimit;
-        set => inner.ThrottleLimit = value;
+        if (!fault.IsFaulted)
+        {
+            Inner.TruncateUntilAddress(toAddress);
+        }
     }
 
-    public void Initialize(long segmentSize, LightEpoch? epoch = null, bool omitSegmentIdFromFilename = false) => inner.Initialize(segmentSize, epoch, omitSegmentIdFromFilename);
+    public override void TruncateUntilSegment(int toSegment)
+    {
+        if (!fault.IsFaulted)
+        {
+            Inner.TruncateUntilSegment(toSegment);
+        }
+    }
 
-    public bool TryComplete() => inner.TryComplete();
+    public override void RemoveSegment(int segment)
+    {
+        if (!fault.IsFaulted)
+        {
+            Inner.RemoveSegment(segment);
+        }
+    }
 
-    public bool Throttle() => inner.Throttle();
+    public override void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
+
+        Inner.TruncateUntilAddressAsync(toAddress, callback, result);
+    }
+
+    public override void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
+
+        Inner.TruncateUntilSegmentAsync(toSegment, callback, result);
+    }
+
+    public override void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
+    {
+        if (fault.IsFaulted)
+        {
+            callback?.Invoke(result);
+            return;
+        }
+
+        Inner.RemoveSegmentAsync(segment, callback, result);
+    }
 
     // A closure per write: writes are whole pages or more, so it is small next to the write itself.
-    public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
-        inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, Watch(callback), context);
-
-    public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
-        inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, Watch(callback), context);
-
-    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, WatchRead(callback, destinationAddress, readLength), context);
-
-    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
-        inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, WatchRead(callback, alignedDestinationAddress, aligned_read_length), context);
-
-    public void TruncateUntilAddress(long toAddress)
-    {
-        if (!fault.IsFaulted)
-        {
-            inner.TruncateUntilAddress(toAddress);
-        }
-    }
-
-    public void TruncateUntilSegment(int toSegment)
-    {
-        if (!fault.IsFaulted)
-        {
-            inner.TruncateUntilSegment(toSegment);
-        }
-    }
-
-    public void RemoveSegment(int segment)
-    {
-        if (!fault.IsFaulted)
-        {
-            inner.RemoveSegment(segment);
-        }
-    }
-
-    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result)
-    {
-        if (fault.IsFaulted)
-        {
-            callback?.Invoke(result);
-            return;
-        }
-
-        inner.TruncateUntilAddressAsync(toAddress, callback, result);
-    }
-
-    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result)
-    {
-        if (fault.IsFaulted)
-        {
-            callback?.Invoke(result);
-            return;
-        }
-
-        inner.TruncateUntilSegmentAsync(toSegment, callback, result);
-    }
-
-    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
-    {
-        if (fault.IsFaulted)
-        {
-            callback?.Invoke(result);
-            return;
-        }
-
-        inner.RemoveSegmentAsync(segment, callback, result);
-    }
-
-    public long GetFileSize(int segment) => inner.GetFileSize(segment);
-
-    public void Reset() => inner.Reset();
-
-    public void Dispose() => inner.Dispose();
-
     private DeviceIOCompletionCallback Watch(DeviceIOCompletionCallback callback) => (errorCode, numBytes, context) =>
     {
         if (errorCode != 0)

@@ -22,72 +22,25 @@ namespace KeyValueStore.Storage;
 /// after the gate closed are dropped: the store is closing, and its segments are deleted on close
 /// anyway when <c>DeleteLogOnClose</c> is set.
 /// </remarks>
-internal sealed class TruncationSafeDevice : IDevice
+internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inner)
 {
-    private readonly IDevice _inner;
     private readonly OperationGate _truncations = new();
     private int _disposed;
 
-    public TruncationSafeDevice(IDevice inner)
-    {
-        _inner = inner;
-    }
+    public override void TruncateUntilAddress(long toAddress) => Truncate(() => Inner.TruncateUntilAddress(toAddress));
 
-    public uint SectorSize => _inner.SectorSize;
+    public override void TruncateUntilSegment(int toSegment) => Truncate(() => Inner.TruncateUntilSegment(toSegment));
 
-    public string FileName => _inner.FileName;
+    public override void RemoveSegment(int segment) => Truncate(() => Inner.RemoveSegment(segment));
 
-    public long Capacity => _inner.Capacity;
+    public override void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) =>
+        TruncateAsync(wrapped => Inner.TruncateUntilAddressAsync(toAddress, wrapped, result), callback, result);
 
-    public long SegmentSize => _inner.SegmentSize;
+    public override void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) =>
+        TruncateAsync(wrapped => Inner.TruncateUntilSegmentAsync(toSegment, wrapped, result), callback, result);
 
-    public int StartSegment => _inner.StartSegment;
-
-    public int EndSegment => _inner.EndSegment;
-
-    public int ThrottleLimit
-    {
-        get => _inner.ThrottleLimit;
-        set => _inner.ThrottleLimit = value;
-    }
-
-    public void Initialize(long segmentSize, LightEpoch? epoch = null, bool omitSegmentIdFromFilename = false) =>
-        _inner.Initialize(segmentSize, epoch, omitSegmentIdFromFilename);
-
-    public bool TryComplete() => _inner.TryComplete();
-
-    public bool Throttle() => _inner.Throttle();
-
-    public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
-        _inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
-
-    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context) =>
-        _inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
-
-    public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
-        _inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
-
-    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context) =>
-        _inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
-
-    public void TruncateUntilAddress(long toAddress) => Truncate(() => _inner.TruncateUntilAddress(toAddress));
-
-    public void TruncateUntilSegment(int toSegment) => Truncate(() => _inner.TruncateUntilSegment(toSegment));
-
-    public void RemoveSegment(int segment) => Truncate(() => _inner.RemoveSegment(segment));
-
-    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) =>
-        TruncateAsync(wrapped => _inner.TruncateUntilAddressAsync(toAddress, wrapped, result), callback, result);
-
-    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) =>
-        TruncateAsync(wrapped => _inner.TruncateUntilSegmentAsync(toSegment, wrapped, result), callback, result);
-
-    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) =>
-        TruncateAsync(wrapped => _inner.RemoveSegmentAsync(segment, wrapped, result), callback, result);
-
-    public long GetFileSize(int segment) => _inner.GetFileSize(segment);
-
-    public void Reset() => _inner.Reset();
+    public override void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) =>
+        TruncateAsync(wrapped => Inner.RemoveSegmentAsync(segment, wrapped, result), callback, result);
 
     /// <summary>
     /// Drops truncations from now on and waits for those in flight. Call while the <c>FasterKV</c> the
@@ -100,12 +53,12 @@ internal sealed class TruncationSafeDevice : IDevice
     }
 
     /// <summary>Stops truncations (see <see cref="StopTruncations"/>), then disposes the inner device. Idempotent.</summary>
-    public void Dispose()
+    public override void Dispose()
     {
         StopTruncations();
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
-            _inner.Dispose();
+            Inner.Dispose();
         }
     }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using FASTER.core;
+using KeyValueStore.Storage;
 
 namespace KeyValueStore.Tests.Support;
 
@@ -9,7 +10,7 @@ namespace KeyValueStore.Tests.Support;
 /// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would. It can also hold writes back, as a
 /// slow disk would, until released.
 /// </summary>
-internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
+internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inner)
 {
     /// <summary>errno EIO: an input/output error.</summary>
     public const uint InputOutputError = 5;
@@ -70,79 +71,37 @@ internal sealed class FaultInjectingDevice(IDevice inner) : IDevice
         }
     }
 
-    public uint SectorSize => inner.SectorSize;
-
-    public string FileName => inner.FileName;
-
-    public long Capacity => inner.Capacity;
-
-    public long SegmentSize => inner.SegmentSize;
-
-    public int StartSegment => inner.StartSegment;
-
-    public int EndSegment => inner.EndSegment;
-
-    public int ThrottleLimit
-    {
-        get => inner.ThrottleLimit;
-        set => inner.ThrottleLimit = value;
-    }
-
-    public void Initialize(long segmentSize, LightEpoch? epoch = null, bool omitSegmentIdFromFilename = false) => inner.Initialize(segmentSize, epoch, omitSegmentIdFromFilename);
-
-    public bool TryComplete() => inner.TryComplete();
-
-    public bool Throttle() => inner.Throttle();
-
-    public void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
+    public override void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
         if (!Failed(callback, context) && !Held(() => WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context)))
         {
-            inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
+            Inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
         }
     }
 
-    public void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
+    public override void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
         if (!Failed(callback, context) && !Held(() => WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context)))
         {
-            inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
+            Inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
         }
     }
 
-    public void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
+    public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
     {
         if (!ReadFailed(callback, context))
         {
-            inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
+            Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
         }
     }
 
-    public void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
+    public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
     {
         if (!ReadFailed(callback, context))
         {
-            inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
+            Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
         }
     }
-
-    public void TruncateUntilAddress(long toAddress) => inner.TruncateUntilAddress(toAddress);
-
-    public void TruncateUntilSegment(int toSegment) => inner.TruncateUntilSegment(toSegment);
-
-    public void RemoveSegment(int segment) => inner.RemoveSegment(segment);
-
-    public void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilAddressAsync(toAddress, callback, result);
-
-    public void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result) => inner.TruncateUntilSegmentAsync(toSegment, callback, result);
-
-    public void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result) => inner.RemoveSegmentAsync(segment, callback, result);
-
-    public long GetFileSize(int segment) => inner.GetFileSize(segment);
-
-    public void Reset() => inner.Reset();
-
-    public void Dispose() => inner.Dispose();
 
     /// <summary>Keeps <paramref name="write"/> for <see cref="ReleaseWrites"/> while writes are held back; the source buffer stays FASTER's until the write completes.</summary>
     private bool Held(Action write)
