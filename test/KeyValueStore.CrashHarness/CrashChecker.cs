@@ -1,80 +1,198 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 
 namespace KeyValueStore.CrashHarness;
 
 /// <summary>
-/// The parent side: starts the worker, kills it with SIGKILL at a random moment, reopens the store and checks every
-/// key against what the worker reported. The state confirmed by each check is the expectation of the next cycle.
+/// The parent side. Each cycle starts a worker on the store as the previous worker's crash left it: the worker recovers
+/// it, reports the recovered state of the keys asked about (every key written since the last report, and a sample of
+/// the rest), writes, and dies by SIGKILL at a random moment, or by a power cut it makes itself (see
+/// <see cref="PowerSwitch"/>). The checker holds the recovered state against everything the workers reported since the
+/// last report. The store is never closed cleanly between cycles.
 /// </summary>
 /// <remarks>
 /// The rules, per key (operations on a key are sequential, see <see cref="CrashWorker"/>):
 /// <list type="bullet">
-/// <item>Commit mode: the recovered state is the result of the last acknowledged operation, or of the one operation
-/// begun after it (it may or may not have reached the disk before the kill).</item>
+/// <item>Commit mode: the recovered state is the result of the last acknowledged operation, or of an operation begun
+/// after it (a batch counts as one operation, all of it or none).</item>
 /// <item>Checkpoint mode: the recovered state is the result of the last operation acknowledged before the last
 /// completed on-demand checkpoint started, or of any operation begun after that one (periodic, compaction and
 /// on-demand checkpoints may have saved more).</item>
-/// <item>Always: the store opens, and a value is byte for byte one the worker wrote for that key.</item>
+/// <item>Always: the store opens, a value is byte for byte one the worker wrote for that key, and no operation throws
+/// (a worker that reports a failure or exits on its own is a violation).</item>
 /// </list>
+/// A recovered state the rules allow becomes the key's baseline for the next report; one they do not allow is a
+/// violation and never becomes the baseline, so it is reported again while it lasts.
 /// </remarks>
 internal sealed class CrashChecker
 {
+    private const int SampledKeysPerCycle = 2_000;
+    private static readonly TimeSpan Hang = TimeSpan.FromMinutes(2);
+    private static readonly long[] s_noMatch = [];
+
     private readonly string _directory;
     private readonly DurabilityMode _mode;
+    private readonly bool _powerCuts;
+    private readonly bool _lyingDisk;
+    private readonly int _seed;
     private readonly Random _random;
-    private readonly byte[]?[] _confirmed = new byte[]?[CrashStore.KeyCount];
+    private readonly string _checkKeysFile;
+    private readonly ValueFingerprint?[] _confirmed = new ValueFingerprint?[CrashStore.KeyCount];
+    private readonly List<string> _unchecked = [];
     private long[]? _confirmedBank;
     private long _versionBase;
 
-    public CrashChecker(string directory, DurabilityMode mode, int seed)
+    /// <param name="directory">The store's directory; the checker's own file goes beside it.</param>
+    /// <param name="mode">The durability mode.</param>
+    /// <param name="seed">Seeds every choice: kill times, workloads, what a power cut does to writes in flight.</param>
+    /// <param name="powerCuts">Cut the power in the worker instead of killing it with SIGKILL.</param>
+    /// <param name="lyingDisk">With power cuts: a disk that acknowledges writes before they are durable, which the checker must catch.</param>
+    public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false)
     {
+        _lyingDisk = lyingDisk;
         _directory = directory;
         _mode = mode;
+        _powerCuts = powerCuts;
+        _seed = seed;
         _random = new Random(seed);
+        _checkKeysFile = directory.TrimEnd(Path.DirectorySeparatorChar) + ".check-keys";
     }
 
     public async Task<CycleReport> RunCycleAsync(int cycle)
     {
         _versionBase += 100_000_000L;
-        bool killBeforeReady = _random.Next(6) == 0;
-        List<string> lines = await RunWorkerUntilKilledAsync(killBeforeReady, cycle);
-        Dictionary<int, List<Operation>> operations = Parse(lines, out int lastCheckpointStart, out int acknowledged, out int checkpoints);
+        bool duringRecovery = _random.Next(6) == 0;
+        int delay = duringRecovery ? _random.Next(50, 400) : _random.Next(100, 1_200);
+        string[] cut = _powerCuts ? ["--cut", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture), .. _lyingDisk ? ["--lying-disk"] : Array.Empty<string>()] : [];
+        WriteKeysToCheck(KeysToCheck());
 
         var violations = new List<string>();
-        await using (var store = CrashStore.Open(_directory, _mode))
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, cut);
+        List<string>? lines = _powerCuts
+            ? await worker.WaitForExitAsync(Hang)
+            : await KillAsync(worker, duringRecovery, delay);
+        if (lines is null)
         {
-            for (int key = 0; key < CrashStore.KeyCount; key++)
-            {
-                IReadOnlyList<byte[]?> allowed = Allowed(key, operations.GetValueOrDefault(key) ?? [], lastCheckpointStart);
-                byte[]? recovered;
-                try
-                {
-                    (bool found, Storage.PooledBuffer value) = await store.ReadAsync(CrashStore.Key(key));
-                    recovered = found ? value.Span.ToArray() : null;
-                    value.Return();
-                }
-                catch (ValueChecksumMismatchException e)
-                {
-                    violations.Add($"cycle {cycle}, key {key}: {e.Message}");
-                    continue;
-                }
-
-                if (!allowed.Any(candidate => SameState(candidate, recovered)))
-                {
-                    violations.Add($"cycle {cycle}, key {key}: recovered {Describe(recovered)}, allowed {string.Join(" or ", allowed.Select(Describe))}");
-                }
-
-                _confirmed[key] = recovered;
-            }
-
-            CheckBank(cycle, await store.ReadManyAsync(CrashStore.AllAccountKeys()), lines, lastCheckpointStart, violations);
+            violations.Add($"cycle {cycle}: the worker was still running {Hang.TotalSeconds:F0} s after it should have died (a hang), ready: {worker.Ready}");
+            return new CycleReport(cycle, !worker.Ready, 0, 0, default, violations);
         }
 
-        return new CycleReport(cycle, killBeforeReady || lines.Count == 0, acknowledged, checkpoints, violations);
+        violations.AddRange(lines.Where(line => line.StartsWith("FAIL ", StringComparison.Ordinal)).Select(line => $"cycle {cycle}: the worker failed: {line[5..]}"));
+        if (worker.ExitedOnItsOwn is int exitCode)
+        {
+            violations.Add($"cycle {cycle}: the worker exited with {exitCode} before it was killed: {await worker.Errors}");
+        }
+
+        int readyAt = lines.IndexOf("READY");
+        List<string> operations = readyAt < 0 ? [] : lines.GetRange(readyAt + 1, lines.Count - readyAt - 1);
+        if (readyAt >= 0)
+        {
+            Check(cycle, lines.GetRange(0, readyAt), violations);
+            _unchecked.Clear();
+        }
+
+        _unchecked.AddRange(operations);
+        Parse(operations, out _, out int acknowledged, out int checkpoints);
+        return new CycleReport(cycle, !worker.Ready, acknowledged, checkpoints, InFlightAtCut(lines), violations);
+    }
+
+    /// <summary>
+    /// Recovers the store once more, reports every key and closes it: checks what the last cycles left unchecked, and
+    /// every key the samples missed.
+    /// </summary>
+    public async Task<IReadOnlyList<string>> CheckEveryKeyAsync()
+    {
+        WriteKeysToCheck(Enumerable.Range(0, CrashStore.KeyCount));
+        var violations = new List<string>();
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, _seed, _versionBase + 100_000_000L, _checkKeysFile, ["--check-only"]);
+        List<string>? lines = await worker.WaitForExitAsync(Hang);
+        int readyAt = lines?.IndexOf("READY") ?? -1;
+        if (lines is null || readyAt < 0 || worker.ExitedOnItsOwn != 0)
+        {
+            violations.Add($"final check: the store did not recover and report (exit {worker.ExitedOnItsOwn}): {string.Join(" | ", lines?.Where(line => line.StartsWith("FAIL", StringComparison.Ordinal)) ?? [])} {await worker.Errors}");
+            return violations;
+        }
+
+        Check(0, lines.GetRange(0, readyAt), violations);
+        _unchecked.Clear();
+        File.Delete(_checkKeysFile);
+        return violations;
+    }
+
+    private async Task<List<string>?> KillAsync(CrashWorkerProcess worker, bool duringRecovery, int delay)
+    {
+        if (!duringRecovery)
+        {
+            // Land while it writes: wait for its report first.
+            Task ready = worker.WaitUntilReadyOrGoneAsync();
+            if (await Task.WhenAny(ready, Task.Delay(Hang)) != ready)
+            {
+                await worker.KillAsync();
+                return null;
+            }
+        }
+
+        await Task.Delay(delay);
+        return await worker.KillAsync();
+    }
+
+    private static (int Lost, int Torn, int Whole) InFlightAtCut(List<string> lines)
+    {
+        string[]? cut = lines.LastOrDefault(line => line.StartsWith("CUT ", StringComparison.Ordinal))?.Split(' ');
+        return cut is null ? default : (int.Parse(cut[1], CultureInfo.InvariantCulture), int.Parse(cut[2], CultureInfo.InvariantCulture), int.Parse(cut[3], CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>Every key written since the last report, and a sample of the others: their state must not have moved.</summary>
+    private IEnumerable<int> KeysToCheck()
+    {
+        var keys = new HashSet<int>(Parse(_unchecked, out _, out _, out _).Keys);
+        for (int sample = 0; sample < SampledKeysPerCycle; sample++)
+        {
+            keys.Add(_random.Next(CrashStore.KeyCount));
+        }
+
+        return keys;
+    }
+
+    private void WriteKeysToCheck(IEnumerable<int> keys) =>
+        File.WriteAllLines(_checkKeysFile, keys.Select(key => key.ToString(CultureInfo.InvariantCulture)));
+
+    /// <summary>Holds a worker's report of the recovered store against the operations reported since the last report.</summary>
+    private void Check(int cycle, List<string> report, List<string> violations)
+    {
+        Dictionary<int, List<Operation>> operations = Parse(_unchecked, out int lastCheckpointStart, out _, out _);
+        string where = cycle == 0 ? "final check" : $"cycle {cycle}";
+        foreach (string line in report)
+        {
+            string[] parts = line.Split(' ');
+            if (parts[0] == "RB")
+            {
+                CheckBank(where, parts, lastCheckpointStart, violations);
+                continue;
+            }
+
+            if (parts[0] != "R")
+            {
+                continue;
+            }
+
+            int key = int.Parse(parts[1], CultureInfo.InvariantCulture);
+            ValueFingerprint? recovered = parts[2] == "-" ? null : ValueFingerprint.Parse(parts[2], parts[3]);
+            IReadOnlyList<ValueFingerprint?> allowed = Allowed(key, operations.GetValueOrDefault(key) ?? [], lastCheckpointStart);
+            if (allowed.Contains(recovered))
+            {
+                _confirmed[key] = recovered;
+            }
+            else
+            {
+                violations.Add($"{where}, key {key}: recovered {Describe(key, recovered, operations)}, allowed {string.Join(" or ", allowed.Select(state => Describe(key, state, operations)))}");
+                _confirmed[key] = allowed[0];
+            }
+        }
     }
 
     /// <summary>
@@ -84,27 +202,17 @@ internal sealed class CrashChecker
     /// the last completed checkpoint started in Checkpoint mode). Half a batch, a lost acknowledged batch, or a total
     /// that changed matches none.
     /// </summary>
-    private void CheckBank(int cycle, (bool Found, Storage.PooledBuffer Value)[] accounts, List<string> lines, int lastCheckpointStart, List<string> violations)
+    private void CheckBank(string where, string[] report, int lastCheckpointStart, List<string> violations)
     {
-        long[]? recovered = null;
-        if (accounts.Any(account => account.Found))
-        {
-            recovered = accounts.Select(account => account.Found ? BitConverter.ToInt64(account.Value.Span) : long.MinValue).ToArray();
-        }
-
-        foreach ((bool found, Storage.PooledBuffer value) in accounts)
-        {
-            if (found)
-            {
-                value.Return();
-            }
-        }
+        long[]? recovered = report[1] == "-"
+            ? null
+            : report.Skip(1).Select(balance => balance == "-" ? long.MinValue : long.Parse(balance, CultureInfo.InvariantCulture)).ToArray();
 
         var states = new List<long[]?> { _confirmedBank };
         int mustSurvive = 0;
-        for (int index = 0; index < lines.Count; index++)
+        for (int index = 0; index < _unchecked.Count; index++)
         {
-            string[] parts = lines[index].Split(' ');
+            string[] parts = _unchecked[index].Split(' ');
             long[]? previous = states[^1];
             switch (parts[0])
             {
@@ -126,36 +234,24 @@ internal sealed class CrashChecker
             }
         }
 
-        if (!states.Skip(mustSurvive).Any(state => state is null ? recovered is null : recovered is not null && state.SequenceEqual(recovered)))
+        long[]? match = states.Skip(mustSurvive).FirstOrDefault(state => state is null ? recovered is null : recovered is not null && state.SequenceEqual(recovered), s_noMatch);
+        if (ReferenceEquals(match, s_noMatch))
         {
             long total = recovered?.Where(balance => balance != long.MinValue).Sum() ?? 0;
-            violations.Add($"cycle {cycle}, bank: recovered {(recovered is null ? "no accounts" : $"balances totalling {total}")}, "
-                + $"which is not the state after any batch from number {mustSurvive} of {states.Count - 1} in this cycle");
-        }
-
-        _confirmedBank = recovered;
-    }
-
-    private async Task<List<string>> RunWorkerUntilKilledAsync(bool killBeforeReady, int cycle)
-    {
-        using var worker = CrashWorkerProcess.Start(_directory, _mode, cycle * 7919, _versionBase);
-        if (killBeforeReady)
-        {
-            // Land in the middle of recovery: the next open must still work and lose nothing.
-            await Task.Delay(_random.Next(50, 400));
+            violations.Add($"{where}, bank: recovered {(recovered is null ? "no accounts" : $"balances totalling {total}")}, "
+                + $"which is not the state after any batch from number {mustSurvive} of {states.Count - 1} since the last check");
+            _confirmedBank = states[mustSurvive];
         }
         else
         {
-            await worker.WaitUntilReadyAsync();
-            await Task.Delay(_random.Next(100, 1_200));
+            _confirmedBank = recovered;
         }
-
-        return await worker.KillAsync();
     }
 
     private static Dictionary<int, List<Operation>> Parse(List<string> lines, out int lastCheckpointStart, out int acknowledged, out int checkpoints)
     {
         var operations = new Dictionary<int, List<Operation>>();
+        var batches = new Dictionary<long, List<Operation>>();
         var checkpointStarts = new Dictionary<long, int>();
         lastCheckpointStart = -1;
         acknowledged = 0;
@@ -165,36 +261,64 @@ internal sealed class CrashChecker
             string[] parts = lines[index].Split(' ');
             switch (parts[0])
             {
-                case "B":
-                    int key = int.Parse(parts[1], CultureInfo.InvariantCulture);
-                    if (!operations.TryGetValue(key, out List<Operation>? list))
-                    {
-                        operations[key] = list = [];
-                    }
-
-                    list.Add(new Operation(long.Parse(parts[2], CultureInfo.InvariantCulture), index));
+                case "B" when parts.Length == 3:
+                    Add(int.Parse(parts[1], CultureInfo.InvariantCulture), new Operation(long.Parse(parts[2], CultureInfo.InvariantCulture), index));
                     break;
-                case "A":
+                case "A" when parts.Length == 3:
                     operations[int.Parse(parts[1], CultureInfo.InvariantCulture)][^1].AcknowledgedAt = index;
                     acknowledged++;
                     break;
-                case "S":
+                case "BB" when parts.Length == 5:
+                    var plan = new BatchPlan(
+                        long.Parse(parts[1], CultureInfo.InvariantCulture),
+                        int.Parse(parts[2], CultureInfo.InvariantCulture),
+                        int.Parse(parts[3], CultureInfo.InvariantCulture),
+                        long.Parse(parts[4], CultureInfo.InvariantCulture));
+                    var batch = new List<Operation>();
+                    foreach ((int key, long version) in plan.Outcome())
+                    {
+                        var operation = new Operation(version, index);
+                        Add(key, operation);
+                        batch.Add(operation);
+                    }
+
+                    batches[plan.Id] = batch;
+                    break;
+                case "BA" when parts.Length == 2:
+                    foreach (Operation operation in batches[long.Parse(parts[1], CultureInfo.InvariantCulture)])
+                    {
+                        operation.AcknowledgedAt = index;
+                    }
+
+                    acknowledged++;
+                    break;
+                case "S" when parts.Length == 2:
                     checkpointStarts[long.Parse(parts[1], CultureInfo.InvariantCulture)] = index;
                     break;
-                case "C":
+                case "C" when parts.Length == 2:
                     lastCheckpointStart = checkpointStarts[long.Parse(parts[1], CultureInfo.InvariantCulture)];
                     checkpoints++;
                     break;
                 default:
-                    // The kill can cut the last line short; a partial line is an operation that was never reported.
+                    // The crash can cut the last line short; a partial line is an operation that was never reported.
                     break;
             }
         }
 
         return operations;
+
+        void Add(int key, Operation operation)
+        {
+            if (!operations.TryGetValue(key, out List<Operation>? list))
+            {
+                operations[key] = list = [];
+            }
+
+            list.Add(operation);
+        }
     }
 
-    private IReadOnlyList<byte[]?> Allowed(int key, List<Operation> operations, int lastCheckpointStart)
+    private IReadOnlyList<ValueFingerprint?> Allowed(int key, List<Operation> operations, int lastCheckpointStart)
     {
         // The index of the last operation whose outcome must survive: the last acknowledged one (Commit), or the last
         // one acknowledged before the last completed checkpoint started (Checkpoint).
@@ -209,7 +333,7 @@ internal sealed class CrashChecker
             }
         }
 
-        var allowed = new List<byte[]?> { mustSurvive < 0 ? _confirmed[key] : operations[mustSurvive].Result(key) };
+        var allowed = new List<ValueFingerprint?> { mustSurvive < 0 ? _confirmed[key] : operations[mustSurvive].Result(key) };
         for (int i = mustSurvive + 1; i < operations.Count; i++)
         {
             allowed.Add(operations[i].Result(key));
@@ -218,17 +342,22 @@ internal sealed class CrashChecker
         return allowed;
     }
 
-    private static bool SameState(byte[]? expected, byte[]? actual) =>
-        expected is null ? actual is null : actual is not null && expected.AsSpan().SequenceEqual(actual);
+    private static string Describe(int key, ValueFingerprint? state, Dictionary<int, List<Operation>> operations)
+    {
+        if (state is null)
+        {
+            return "absent";
+        }
 
-    private static string Describe(byte[]? state) =>
-        state is null ? "absent" : state.Length >= 12 ? $"version {BitConverter.ToInt64(state, 4)}" : $"{state.Length} unexpected bytes";
+        Operation? written = operations.GetValueOrDefault(key)?.LastOrDefault(operation => operation.Result(key) == state);
+        return written is null ? $"a value of {state.Value.Length} bytes" : $"version {written.Version}";
+    }
 
     /// <summary>One operation on a key: an upsert of <paramref name="Version"/>, or a delete when it is -1.</summary>
     private sealed record Operation(long Version, int BegunAt)
     {
         public int? AcknowledgedAt { get; set; }
 
-        public byte[]? Result(int key) => Version < 0 ? null : CrashStore.Value(key, Version);
+        public ValueFingerprint? Result(int key) => Version < 0 ? null : ValueFingerprint.Of(CrashStore.Value(key, Version));
     }
 }

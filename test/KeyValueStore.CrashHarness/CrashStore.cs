@@ -1,16 +1,33 @@
 using System;
+using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
-using System.Buffers.Binary;
+using FASTER.core;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.CrashHarness;
 
-/// <summary>The store both sides open, and the values the worker writes, which the checker can recompute exactly.</summary>
+/// <summary>
+/// The store both sides open, its keys and the values the worker writes, which the checker can recompute exactly.
+/// </summary>
+/// <remarks>
+/// Keys <c>0</c> to <see cref="KeyCount"/> - 1 belong to <see cref="KeyOwners"/> tasks by their remainder: the single
+/// writers own remainders 0 to 3, the batch writer owns remainder 4. Value sizes run from 0 bytes to
+/// <see cref="MaxValueBytes"/>, most of them small (see <see cref="ValueLength"/>).
+/// </remarks>
 internal static class CrashStore
 {
-    public const int KeyCount = 400;
+    public const int KeyCount = 100_000;
+
+    /// <summary>The tasks that own keys: four writing one key at a time, one writing batches.</summary>
+    public const int KeyOwners = 5;
+
+    /// <summary>The owner whose keys are written in batches.</summary>
+    public const int BatchOwner = 4;
+
+    /// <summary>The largest value written: 1 MiB, so a page is 2 MiB.</summary>
+    public const int MaxValueBytes = 1 << 20;
 
     /// <summary>Bank accounts moved between by atomic read-modify-write batches; their total never changes.</summary>
     public const int Accounts = 16;
@@ -18,27 +35,36 @@ internal static class CrashStore
     public const long OpeningBalance = 1_000;
 
     /// <summary>
-    /// Small pages and memory so most records live in segment files; compaction and periodic checkpoints run often so
-    /// that kills land during both.
+    /// Pages just large enough for the largest value and four of them in memory, so most records live in segment files;
+    /// compaction and periodic checkpoints run often so that crashes land during both.
     /// </summary>
     public static MixedStorageKVStoreOptions Options(string directory, DurabilityMode mode) => new()
     {
         LogDirectory = directory,
         LogFileNamePrefix = "crash",
-        PageSizeBits = 12,
-        MemorySizeBits = 16,
-        SegmentSizeBits = 16,
-        IndexNumBuckets = 1 << 12,
+        PageSizeBits = 21,
+        MemorySizeBits = 23,
+        SegmentSizeBits = 23,
+        IndexNumBuckets = 1 << 17,
         DeleteLogOnClose = false,
         Durability = mode,
         CheckpointIntervalMS = 150,
         TimeBetweenLogCompactionsMS = 100,
-        InitialLogCompactionThresholdBytes = 64 * 1024,
+        InitialLogCompactionThresholdBytes = 16 << 20,
         ValueChecksums = true,
     };
 
-    public static FasterRecordStore Open(string directory, DurabilityMode mode) =>
-        new(StoreSettingsValidator.Validate(Options(directory, mode)), NullLogger.Instance);
+    /// <summary>Opens the store, its devices wrapped by <paramref name="power"/>'s when given (power-cut runs).</summary>
+    public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null)
+    {
+        StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode));
+        if (power is not null)
+        {
+            settings = settings with { WrapDevice = (device, _) => new PowerCutDevice(device, power) };
+        }
+
+        return new FasterRecordStore(settings, NullLogger.Instance);
+    }
 
     public static byte[] Key(int key) => BitConverter.GetBytes(key);
 
@@ -48,14 +74,57 @@ internal static class CrashStore
     public static IReadOnlyList<ReadOnlyMemory<byte>> AllAccountKeys() =>
         Enumerable.Range(0, Accounts).Select(account => (ReadOnlyMemory<byte>)AccountKey(account)).ToList();
 
-    /// <summary>Key and version, then a filler whose length and bytes depend on both, so a torn or stale value never matches.</summary>
+    /// <summary>
+    /// The value of <paramref name="key"/> at <paramref name="version"/>: when long enough, key and version first, then
+    /// a filler whose bytes depend on both, so a torn, stale or misplaced value never matches.
+    /// </summary>
     public static byte[] Value(int key, long version)
     {
-        int filler = (int)((version * 7919 + key) % 300);
-        var value = new byte[12 + filler];
-        BinaryPrimitives.WriteInt32LittleEndian(value, key);
-        BinaryPrimitives.WriteInt64LittleEndian(value.AsSpan(4), version);
-        value.AsSpan(12).Fill((byte)((key + version) % 251));
+        var value = new byte[ValueLength(key, version)];
+        byte filler = (byte)((key + version) % 251);
+        if (value.Length >= 12)
+        {
+            BinaryPrimitives.WriteInt32LittleEndian(value, key);
+            BinaryPrimitives.WriteInt64LittleEndian(value.AsSpan(4), version);
+            value.AsSpan(12).Fill(filler);
+        }
+        else
+        {
+            value.AsSpan().Fill(filler);
+        }
+
         return value;
+    }
+
+    /// <summary>
+    /// Lengths from 0 bytes to 1 MiB: for the single writers 90% up to 128 bytes, 9% up to 8 KiB, 0.9% up to 64 KiB and
+    /// 0.1% up to 1 MiB; batch entries up to 64 bytes (a batch of 65,535 of them is still several MiB encoded).
+    /// </summary>
+    public static int ValueLength(int key, long version)
+    {
+        ulong mixed = Mix((ulong)key * 0x9E3779B97F4A7C15UL ^ (ulong)version);
+        int bucket = (int)(mixed % 1000);
+        ulong spread = mixed >> 10;
+        if (key % KeyOwners == BatchOwner)
+        {
+            return (int)(spread % 65);
+        }
+
+        return bucket switch
+        {
+            < 900 => (int)(spread % 129),
+            < 990 => 129 + (int)(spread % (8_192 - 129)),
+            < 999 => 8_192 + (int)(spread % (65_536 - 8_192)),
+            _ => 65_536 + (int)(spread % (MaxValueBytes - 65_536 + 1)),
+        };
+    }
+
+    private static ulong Mix(ulong value)
+    {
+        value ^= value >> 30;
+        value *= 0xBF58476D1CE4E5B9UL;
+        value ^= value >> 27;
+        value *= 0x94D049BB133111EBUL;
+        return value ^ (value >> 31);
     }
 }

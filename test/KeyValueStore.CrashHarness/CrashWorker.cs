@@ -1,50 +1,129 @@
 using System;
-using System.Linq;
+using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
+using System.Linq;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Storage;
 
 namespace KeyValueStore.CrashHarness;
 
 /// <summary>
-/// The child process: writes until it is killed, reporting on standard output, in order, each operation it begins
-/// (<c>B key version</c>, version -1 for a delete) and each one acknowledged (<c>A key version</c>), in Checkpoint
-/// mode each on-demand checkpoint it starts (<c>S n</c>) and sees complete (<c>C n</c>), and the bank task's batches: the
-/// opening begun (<c>O</c>) and acknowledged (<c>P</c>), each transfer begun (<c>T from to amount</c>) and acknowledged
-/// (<c>U</c>).
+/// The child process. It opens (recovers) the store, reports the recovered state of the keys the checker asked about,
+/// then writes until it is killed or cuts its own power.
 /// </summary>
 /// <remarks>
-/// Each key belongs to one writer task, so the operations on a key are sequential and the checker knows their order.
-/// Lines are written under one lock, so their order on the pipe is the order in which they happened.
+/// Report lines on standard output, in the order things happened (one lock around all of them):
+/// <list type="bullet">
+/// <item><c>R key -</c> or <c>R key length hash</c>: a recovered key (see <see cref="ValueFingerprint"/>); <c>RB</c> and
+/// the sixteen balances, or <c>RB -</c>: the recovered bank. <c>READY</c> ends the report; writing starts after it.</item>
+/// <item><c>B key version</c> begun, <c>A key version</c> acknowledged: one write by a single writer (version -1 deletes).</item>
+/// <item><c>BB id first count version</c> begun, <c>BA id</c> acknowledged: a batch of <c>count</c> entries over the
+/// batch writer's keys from <c>first</c> on (see <see cref="BatchPlan"/>).</item>
+/// <item><c>S n</c>, <c>C n</c>: an on-demand checkpoint started and completed (Checkpoint mode).</item>
+/// <item><c>O</c>, <c>P</c>: the bank opened, begun and acknowledged; <c>T from to amount</c>, <c>U</c>: a transfer.</item>
+/// <item><c>CUT lost torn whole</c>: the power was cut; what became of the writes in flight.</item>
+/// <item><c>FAIL type: message</c>: an operation threw, which no crash explains; the worker then exits with 4.</item>
+/// </list>
+/// Each key belongs to one task, so the operations on a key are sequential and the checker knows their order.
 /// </remarks>
 internal static class CrashWorker
 {
-    private const int Writers = 4;
+    private const int SingleWriters = 4;
     private static readonly object OutputLock = new();
+    private static PowerSwitch? s_power;
 
-    public static async Task<int> RunAsync(string directory, DurabilityMode mode, int seed, long versionBase)
+    /// <param name="directory">The store's directory.</param>
+    /// <param name="mode">The durability mode.</param>
+    /// <param name="seed">Seeds the workload and the power cut.</param>
+    /// <param name="versionBase">Versions, batch and checkpoint numbers of this run start above it.</param>
+    /// <param name="checkKeysFile">The keys to report after recovery, one per line.</param>
+    /// <param name="powerCut">Null for a worker the checker kills; else when to cut the power: after opening starts, or after <c>READY</c>.</param>
+    /// <param name="checkOnly">Report the recovered keys and exit, closing the store cleanly.</param>
+    /// <param name="lyingDisk">With a power cut: the disk acknowledges writes before they are durable (see <see cref="PowerSwitch.LyingDisk"/>).</param>
+    public static async Task<int> RunAsync(
+        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false)
     {
         ExitWhenTheCheckerIsGone();
-        await using var store = CrashStore.Open(directory, mode);
-        Report("READY");
-        var writers = new Task[Writers + 2];
-        for (int w = 0; w < Writers; w++)
+        if (powerCut is { } cut)
         {
-            int writer = w;
-            writers[w] = Task.Run(() => WriteForeverAsync(store, writer, new Random(seed * 31 + writer), versionBase + (writer * 1_000_000L)));
+            s_power = new PowerSwitch(seed, lyingDisk);
+            if (!cut.AfterReady)
+            {
+                CutPowerAfter(cut.Milliseconds);
+            }
         }
 
-        writers[Writers] = mode == DurabilityMode.Checkpoint ? Task.Run(() => CheckpointForeverAsync(store)) : Task.CompletedTask;
-        writers[Writers + 1] = Task.Run(() => TransferForeverAsync(store, new Random(seed)));
-        await Task.WhenAll(writers);
-        return 0;
+        try
+        {
+            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power);
+            await ReportRecoveredAsync(store, File.ReadAllLines(checkKeysFile).Select(int.Parse).ToArray());
+            Report("READY");
+            if (checkOnly)
+            {
+                return 0;
+            }
+
+            if (powerCut is { AfterReady: true } afterReady)
+            {
+                CutPowerAfter(afterReady.Milliseconds);
+            }
+
+            var tasks = new List<Task>();
+            for (int owner = 0; owner < SingleWriters; owner++)
+            {
+                int writer = owner;
+                tasks.Add(Task.Run(() => WriteForeverAsync(store, writer, new Random(seed * 31 + writer), versionBase + (writer * 10_000_000L))));
+            }
+
+            tasks.Add(Task.Run(() => WriteBatchesForeverAsync(store, new Random(seed * 37), versionBase + (CrashStore.BatchOwner * 10_000_000L))));
+            if (mode == DurabilityMode.Checkpoint)
+            {
+                tasks.Add(Task.Run(() => CheckpointForeverAsync(store, versionBase)));
+            }
+
+            tasks.Add(Task.Run(() => TransferForeverAsync(store, new Random(seed))));
+            await await Task.WhenAny(tasks);
+            throw new InvalidOperationException("A writer stopped without an exception.");
+        }
+        catch (Exception e) when (s_power?.IsOff != true)
+        {
+            Report($"FAIL {e.GetType().FullName}: {e.Message.ReplaceLineEndings(" ")}");
+            return 4;
+        }
     }
 
-    private static async Task WriteForeverAsync(Storage.FasterRecordStore store, int writer, Random random, long version)
+    private static async Task ReportRecoveredAsync(FasterRecordStore store, int[] keys)
     {
+        foreach (int[] chunk in keys.Chunk(1_024))
+        {
+            (bool Found, PooledBuffer Value)[] values = await store.ReadManyAsync(chunk.Select(key => (ReadOnlyMemory<byte>)CrashStore.Key(key)).ToList());
+            var lines = new StringBuilder();
+            for (int index = 0; index < chunk.Length; index++)
+            {
+                lines.Append("R ").Append(chunk[index]).Append(' ');
+                lines.Append(values[index].Found ? ValueFingerprint.Of(values[index].Value.Span).ToString() : "-").Append('\n');
+                if (values[index].Found)
+                {
+                    values[index].Value.Return();
+                }
+            }
+
+            Report(lines.ToString().TrimEnd('\n'));
+        }
+
+        long?[] balances = await ReadBalancesAsync(store);
+        Report(balances.All(balance => balance is null) ? "RB -" : "RB " + string.Join(' ', balances.Select(balance => balance?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "-")));
+    }
+
+    private static async Task WriteForeverAsync(FasterRecordStore store, int writer, Random random, long version)
+    {
+        int ownedKeys = CrashStore.KeyCount / CrashStore.KeyOwners;
         while (true)
         {
-            int key = (random.Next(CrashStore.KeyCount / Writers) * Writers) + writer;
+            int key = (random.Next(ownedKeys) * CrashStore.KeyOwners) + writer;
             version++;
             if (random.Next(5) == 0)
             {
@@ -61,27 +140,35 @@ internal static class CrashWorker
         }
     }
 
+    /// <summary>Batches of 1 to 65,535 entries, their sizes spread evenly on a log scale, so large batches are frequent.</summary>
+    private static async Task WriteBatchesForeverAsync(FasterRecordStore store, Random random, long version)
+    {
+        for (long id = version; ; id++)
+        {
+            int count = (int)Math.Clamp(Math.Exp(random.NextDouble() * Math.Log(BatchPlan.MaxEntries)), 1, BatchPlan.MaxEntries);
+            var plan = new BatchPlan(id, random.Next(BatchPlan.OwnedKeys), count, version + 1);
+            version += count;
+            Report($"BB {plan.Id} {plan.First} {plan.Count} {plan.FirstVersion}");
+            await store.ApplyBatchAsync(plan.Entries()
+                .Select(entry => entry.Version < 0
+                    ? BatchWrite.Delete(CrashStore.Key(entry.Key))
+                    : BatchWrite.Upsert(CrashStore.Key(entry.Key), CrashStore.Value(entry.Key, entry.Version)))
+                .ToList());
+            Report($"BA {plan.Id}");
+        }
+    }
+
     /// <summary>
     /// Opens the bank accounts with one batch if the store has none, then moves random amounts between random pairs of
     /// accounts, each transfer one atomic read-modify-write of both.
     /// </summary>
-    private static async Task TransferForeverAsync(Storage.FasterRecordStore store, Random random)
+    private static async Task TransferForeverAsync(FasterRecordStore store, Random random)
     {
-        var balances = await store.ReadManyAsync(CrashStore.AllAccountKeys());
-        bool open = balances.Any(balance => balance.Found);
-        foreach ((bool found, Storage.PooledBuffer value) in balances)
-        {
-            if (found)
-            {
-                value.Return();
-            }
-        }
-
-        if (!open)
+        if ((await ReadBalancesAsync(store)).All(balance => balance is null))
         {
             Report("O");
             await store.ApplyBatchAsync(Enumerable.Range(0, CrashStore.Accounts)
-                .Select(account => Storage.BatchWrite.Upsert(CrashStore.AccountKey(account), BitConverter.GetBytes(CrashStore.OpeningBalance)))
+                .Select(account => BatchWrite.Upsert(CrashStore.AccountKey(account), BitConverter.GetBytes(CrashStore.OpeningBalance)))
                 .ToList());
             Report("P");
         }
@@ -94,22 +181,67 @@ internal static class CrashWorker
             Report($"T {from} {to} {amount}");
             await store.UpdateManyAsync([CrashStore.AccountKey(from), CrashStore.AccountKey(to)], current =>
             [
-                Storage.BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(BitConverter.ToInt64(current[0]) - amount)),
-                Storage.BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(BitConverter.ToInt64(current[1]) + amount)),
+                BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(BitConverter.ToInt64(current[0]) - amount)),
+                BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(BitConverter.ToInt64(current[1]) + amount)),
             ]);
             Report("U");
         }
     }
 
-    private static async Task CheckpointForeverAsync(Storage.FasterRecordStore store)
+    private static async Task<long?[]> ReadBalancesAsync(FasterRecordStore store)
     {
-        for (long n = 1; ; n++)
+        (bool Found, PooledBuffer Value)[] accounts = await store.ReadManyAsync(CrashStore.AllAccountKeys());
+        var balances = new long?[accounts.Length];
+        for (int index = 0; index < accounts.Length; index++)
+        {
+            if (accounts[index].Found)
+            {
+                balances[index] = BitConverter.ToInt64(accounts[index].Value.Span);
+                accounts[index].Value.Return();
+            }
+        }
+
+        return balances;
+    }
+
+    private static async Task CheckpointForeverAsync(FasterRecordStore store, long versionBase)
+    {
+        for (long n = versionBase + 1; ; n++)
         {
             await Task.Delay(100);
             Report($"S {n}");
             await store.CheckpointAsync();
             Report($"C {n}");
         }
+    }
+
+    /// <summary>
+    /// After <paramref name="milliseconds"/>, and once a write is in flight if one comes within 200 ms, cuts the power (see <see cref="PowerSwitch.Cut"/>) and dies at once with
+    /// SIGKILL: nothing written after the cut reaches a file, and no one outlives it.
+    /// </summary>
+    private static void CutPowerAfter(int milliseconds)
+    {
+        var cutter = new Thread(() =>
+        {
+            Thread.Sleep(milliseconds);
+
+            // Aim at a moment with writes in flight, when a cut can lose or tear something; give up waiting after 200 ms.
+            var aiming = Stopwatch.StartNew();
+            while (s_power!.InFlight == 0 && aiming.ElapsedMilliseconds < 200)
+            {
+                Thread.Yield();
+            }
+
+            s_power.Cut();
+            (int lost, int torn, int whole) = s_power.Outcome;
+            Report($"CUT {lost} {torn} {whole}");
+            Process.GetCurrentProcess().Kill();
+        })
+        {
+            IsBackground = true,
+            Name = "power cut",
+        };
+        cutter.Start();
     }
 
     /// <summary>

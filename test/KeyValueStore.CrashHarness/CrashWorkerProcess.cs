@@ -7,7 +7,7 @@ using System.Threading.Tasks;
 namespace KeyValueStore.CrashHarness;
 
 /// <summary>
-/// A <see cref="CrashWorker"/> running in a child process: its report lines as they arrive, and SIGKILL.
+/// A <see cref="CrashWorker"/> running in a child process: its report lines as they arrive, how it ended, and SIGKILL.
 /// </summary>
 internal sealed class CrashWorkerProcess : IDisposable
 {
@@ -25,8 +25,17 @@ internal sealed class CrashWorkerProcess : IDisposable
         _errors = _process.StandardError.ReadToEndAsync();
     }
 
-    /// <summary>Starts a worker writing to the store in <paramref name="directory"/>.</summary>
-    public static CrashWorkerProcess Start(string directory, DurabilityMode mode, int seed, long versionBase)
+    /// <summary>Gets whether the worker reported its recovered state in full (<c>READY</c>) before it died.</summary>
+    public bool Ready => _ready.Task.IsCompleted;
+
+    /// <summary>Gets the exit code when the worker exited on its own (a failure, or a finished check), null when it was killed or cut its power.</summary>
+    public int? ExitedOnItsOwn { get; private set; }
+
+    /// <summary>Gets what the worker wrote to standard error, once it has ended.</summary>
+    public Task<string> Errors => _errors;
+
+    /// <summary>Starts a worker on the store in <paramref name="directory"/>; see <see cref="CrashWorker.RunAsync"/> for the arguments.</summary>
+    public static CrashWorkerProcess Start(string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, string[] extraArguments)
     {
         var start = new ProcessStartInfo("dotnet")
         {
@@ -42,23 +51,61 @@ internal sealed class CrashWorkerProcess : IDisposable
         start.ArgumentList.Add(mode.ToString());
         start.ArgumentList.Add(seed.ToString(CultureInfo.InvariantCulture));
         start.ArgumentList.Add(versionBase.ToString(CultureInfo.InvariantCulture));
+        start.ArgumentList.Add(checkKeysFile);
+        foreach (string argument in extraArguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
         return new CrashWorkerProcess(new Process { StartInfo = start });
     }
 
-    /// <summary>Completes once the worker has opened its store (and so holds its lock); throws if it exited first.</summary>
-    public async Task WaitUntilReadyAsync()
-    {
-        Task first = await Task.WhenAny(_ready.Task, _process.WaitForExitAsync()).ConfigureAwait(false);
-        if (first != _ready.Task)
-        {
-            throw new InvalidOperationException($"The crash worker exited with {_process.ExitCode} before it was ready: {await _errors.ConfigureAwait(false)}");
-        }
-    }
+    /// <summary>Completes once the worker has recovered the store and reported it, or has died.</summary>
+    public Task WaitUntilReadyOrGoneAsync() => Task.WhenAny(_ready.Task, _process.WaitForExitAsync());
 
-    /// <summary>Kills the worker with SIGKILL (no finalizers, no flush, no dispose) and returns every line it reported.</summary>
+    /// <summary>
+    /// Kills the worker with SIGKILL (no finalizers, no flush, no dispose) unless it already exited, and returns every
+    /// line it reported.
+    /// </summary>
     public async Task<List<string>> KillAsync()
     {
-        _process.Kill(entireProcessTree: true);
+        if (_process.HasExited)
+        {
+            ExitedOnItsOwn = _process.ExitCode;
+        }
+        else
+        {
+            _process.Kill(entireProcessTree: true);
+        }
+
+        return await LinesAfterExitAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Waits for a worker that ends itself (a power cut, a check) and returns every line it reported; kills it and
+    /// returns null when it is still running after <paramref name="timeout"/>, a hang.
+    /// </summary>
+    public async Task<List<string>?> WaitForExitAsync(TimeSpan timeout)
+    {
+        try
+        {
+            await _process.WaitForExitAsync().WaitAsync(timeout).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            _process.Kill(entireProcessTree: true);
+            await _process.WaitForExitAsync().ConfigureAwait(false);
+            return null;
+        }
+
+        // A process that cut its power killed itself: SIGKILL, exit code 137 (128 + 9).
+        ExitedOnItsOwn = _process.ExitCode == 137 ? null : _process.ExitCode;
+        return await LinesAfterExitAsync().ConfigureAwait(false);
+    }
+
+    private async Task<List<string>> LinesAfterExitAsync()
+    {
+        // WaitForExitAsync also waits for the end of the redirected output, so every line has arrived.
         await _process.WaitForExitAsync().ConfigureAwait(false);
         lock (_lines)
         {
@@ -77,13 +124,10 @@ internal sealed class CrashWorkerProcess : IDisposable
 
         lock (_lines)
         {
+            _lines.Add(line);
             if (line == "READY")
             {
                 _ready.TrySetResult();
-            }
-            else
-            {
-                _lines.Add(line);
             }
         }
     }

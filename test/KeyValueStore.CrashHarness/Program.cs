@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Linq;
@@ -6,11 +7,16 @@ using System.Threading.Tasks;
 using KeyValueStore;
 using KeyValueStore.CrashHarness;
 
-// worker <dir> <mode> <seed> <versionBase>   the child the checker kills
-// soak [--cycles N] [--mode Commit|Checkpoint] [--dir D] [--seed S]   many cycles; exit code 1 on any violation; a random seed unless given
-if (args.Length == 5 && args[0] == "worker")
+// worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--check-only]   the child (see CrashWorker)
+// soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk]] [--dir D] [--seed S]   many cycles, then every key checked;
+//   exit code 1 on any violation; a fresh random seed unless given, printed first
+if (args.Length >= 6 && args[0] == "worker")
 {
-    return await CrashWorker.RunAsync(args[1], Enum.Parse<DurabilityMode>(args[2]), int.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[4], CultureInfo.InvariantCulture));
+    int cutAt = Array.IndexOf(args, "--cut");
+    (bool AfterReady, int Milliseconds)? cut = cutAt < 0 ? null : (args[cutAt + 1] == "ready", int.Parse(args[cutAt + 2], CultureInfo.InvariantCulture));
+    return await CrashWorker.RunAsync(
+        args[1], Enum.Parse<DurabilityMode>(args[2]), int.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[4], CultureInfo.InvariantCulture),
+        args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"));
 }
 
 if (args.Length >= 1 && args[0] == "soak")
@@ -19,10 +25,12 @@ if (args.Length >= 1 && args[0] == "soak")
     var mode = Enum.Parse<DurabilityMode>(Option("--mode", "Commit"));
     // A fresh seed per run unless one is given, printed first, so that every run explores new schedules and any run can be replayed.
     int seed = int.Parse(Option("--seed", Random.Shared.Next().ToString(CultureInfo.InvariantCulture)), CultureInfo.InvariantCulture);
-    Console.WriteLine($"{mode}: seed {seed} (replay with --seed {seed})");
+    bool powerCuts = args.Contains("--power-cut");
+    string crash = powerCuts ? "power cut" : "SIGKILL";
+    Console.WriteLine($"{mode}, {crash}: seed {seed} (replay with --seed {seed})");
     string directory = Option("--dir", Path.Combine(Path.GetTempPath(), "kvstore-crash-soak", Guid.NewGuid().ToString("N")));
-    var checker = new CrashChecker(directory, mode, seed);
-    int violations = 0, beforeReady = 0;
+    var checker = new CrashChecker(directory, mode, seed, powerCuts, lyingDisk: args.Contains("--lying-disk"));
+    int violations = 0, beforeReady = 0, lost = 0, torn = 0, whole = 0;
     long acknowledged = 0;
     var started = DateTime.UtcNow;
     for (int cycle = 1; cycle <= cycles; cycle++)
@@ -31,6 +39,9 @@ if (args.Length >= 1 && args[0] == "soak")
         violations += report.Violations.Count;
         beforeReady += report.KilledBeforeReady ? 1 : 0;
         acknowledged += report.Acknowledged;
+        lost += report.InFlightAtCut.Lost;
+        torn += report.InFlightAtCut.Torn;
+        whole += report.InFlightAtCut.Whole;
         foreach (string violation in report.Violations)
         {
             Console.Error.WriteLine(violation);
@@ -38,15 +49,24 @@ if (args.Length >= 1 && args[0] == "soak")
 
         if (cycle % 25 == 0 || cycle == cycles)
         {
-            Console.WriteLine($"{mode}: {cycle}/{cycles} cycles, {beforeReady} killed during recovery, {acknowledged} acknowledged writes checked, {violations} violations, {(DateTime.UtcNow - started).TotalSeconds:F0} s");
+            Console.WriteLine($"{mode}, {crash}: {cycle}/{cycles} cycles, {beforeReady} died during recovery, {acknowledged} acknowledged writes, {violations} violations{(powerCuts ? $", writes in flight at the cuts: {lost} lost, {torn} torn, {whole} whole" : "")}, {(DateTime.UtcNow - started).TotalSeconds:F0} s");
         }
     }
+
+    IReadOnlyList<string> final = await checker.CheckEveryKeyAsync();
+    violations += final.Count;
+    foreach (string violation in final)
+    {
+        Console.Error.WriteLine(violation);
+    }
+
+    Console.WriteLine($"{mode}, {crash}: every key checked after the last cycle, {final.Count} violations; total {violations}");
 
     Directory.Delete(directory, recursive: true);
     return violations == 0 ? 0 : 1;
 }
 
-Console.Error.WriteLine("usage: KeyValueStore.CrashHarness soak [--cycles N] [--mode Commit|Checkpoint] [--dir D] [--seed S]");
+Console.Error.WriteLine("usage: KeyValueStore.CrashHarness soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk]] [--dir D] [--seed S]");
 return 2;
 
 string Option(string name, string fallback)

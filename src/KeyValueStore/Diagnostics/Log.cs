@@ -76,4 +76,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 29, Level = LogLevel.Warning,
         Message = "No checkpoint on close: the write-ahead log has failed, and a checkpoint would make durable the writes whose callers were told they failed. The next open recovers the previous checkpoint and the log's committed entries.")]
     public static partial void CloseCheckpointSkipped(ILogger logger);
+
+    [LoggerMessage(EventId = 30, Level = LogLevel.Warning,
+        Message = "The write-ahead log in {Directory} ends with a flush that a crash cut short: its entry at address {TornAddress} is incomplete, so the log ends there (a commit record at {FoundEnd} came from the same unacknowledged flush). Nothing acknowledged was lost.")]
+    public static partial void WriteAheadLogTornTailDropped(ILogger logger, string directory, long tornAddress, long foundEnd);
 }

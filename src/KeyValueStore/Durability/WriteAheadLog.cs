@@ -110,7 +110,10 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// <exception cref="StoreFileCorruptedException">The commit file is missing or damaged, or the log cannot be recovered.</exception>
     /// <param name="fault">The store's fault: a failed commit is recorded there, and fences off the store's writes.</param>
     /// <param name="wrapDevice">Wraps the log's device (fault-injection tests); null for the device as it is.</param>
-    public static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null)
+    public static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null) =>
+        Open(directory, segmentSizeBits, fault, logger, wrapDevice, dropTornTail: true);
+
+    private static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice, bool dropTornTail)
     {
         System.IO.Directory.CreateDirectory(directory);
         string commitsPath = Path.Combine(directory, "commits");
@@ -148,9 +151,22 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
             }
 
-            EnsureSegmentsHold(directory, segmentSizeBits, log.BeginAddress, Math.Max(log.CommittedUntilAddress, commits.RecordedUntilAddress() ?? 0));
+            long recordedUntil = commits.RecordedUntilAddress() ?? 0;
+            long? tornAt = dropTornTail && !fault.IsFaulted ? FirstTornEntry(log, Math.Max(recordedUntil, log.BeginAddress), log.CommittedUntilAddress) : null;
+            if (tornAt is not long torn)
+            {
+                EnsureSegmentsHold(directory, segmentSizeBits, log.BeginAddress, Math.Max(log.CommittedUntilAddress, recordedUntil));
+                return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, fault, logger, wrapDevice);
+            }
 
-            return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, fault, logger, wrapDevice);
+            long foundEnd = log.CommittedUntilAddress;
+            log.Dispose();
+            log = null;
+            device.Dispose();
+            device = null;
+            commits.Dispose();
+            WalTailScrubber.Scrub(directory, segmentSizeBits, torn);
+            Log.WriteAheadLogTornTailDropped(logger, directory, torn, foundEnd);
         }
         catch
         {
@@ -158,6 +174,52 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             device?.Dispose();
             commits.Dispose();
             throw;
+        }
+
+        return Open(directory, segmentSizeBits, fault, logger, wrapDevice, dropTornTail: false);
+    }
+
+    /// <summary>
+    /// Finds the first entry between <paramref name="from"/> (where the newest commit metadata says the log was
+    /// committed) and the committed end FASTER's recovery found that fails its checksum: the torn tail of a crash.
+    /// </summary>
+    /// <remarks>
+    /// A crash while a flush is in flight can leave part of it on disk: some sectors new, some not, in any order. FASTER's
+    /// recovery looks only for commit records past the metadata and checks entries with its own per-entry checksum, an
+    /// XOR of 8-byte words that a missing sector of repeated bytes passes; so it can accept a commit record written by a
+    /// torn flush whose earlier entries are incomplete. Nothing of that flush was acknowledged (its write never
+    /// completed), so the log ends before the first such entry. An entry damaged before the metadata's address is not a
+    /// torn tail (metadata is written only after the entries it covers are on disk) and replay reports it.
+    /// </remarks>
+    private static long? FirstTornEntry(FasterLog log, long from, long until)
+    {
+        if (until <= from)
+        {
+            return null;
+        }
+
+        using FasterLogScanIterator entries = log.Scan(from, until, recover: false);
+        while (true)
+        {
+            long at = entries.NextAddress;
+            IMemoryOwner<byte>? entry = null;
+            try
+            {
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out _))
+                {
+                    return null;
+                }
+
+                WalFragment.ReadHeader(entry.Memory.Span[..length]);
+            }
+            catch (Exception e) when (e is FormatException or FasterException or ArgumentException or IndexOutOfRangeException or OverflowException)
+            {
+                return at;
+            }
+            finally
+            {
+                entry?.Dispose();
+            }
         }
     }
 

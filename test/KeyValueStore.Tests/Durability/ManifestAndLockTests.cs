@@ -124,8 +124,11 @@ public class ManifestAndLockTests
     {
         using var temp = new TempDirectory();
         var options = CrashStore.Options(temp.Path, DurabilityMode.Checkpoint);
-        using var other = CrashWorkerProcess.Start(temp.Path, DurabilityMode.Checkpoint, seed: 1, versionBase: 0);
-        await other.WaitUntilReadyAsync();
+        string noKeysToReport = Path.Combine(temp.Path, "keys");
+        File.WriteAllText(noKeysToReport, "");
+        using var other = CrashWorkerProcess.Start(temp.Path, DurabilityMode.Checkpoint, seed: 1, versionBase: 0, noKeysToReport, []);
+        await other.WaitUntilReadyOrGoneAsync();
+        Assert.True(other.Ready, "the worker died before it had opened the store");
 
         var error = Assert.Throws<StoreLockedException>(() => StoreFactory.Open(options));
 

@@ -234,6 +234,73 @@ public class WriteAheadLogTests
     }
 
     [Fact]
+    public async Task AFlushTornByACrash_AfterTheNewestCommitMetadata_EndsTheLog_AndTheStoreOpens()
+    {
+        using var temp = new TempDirectory();
+        using var beforeCrash = new TempDirectory();
+        using var flushedLater = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1));
+            }
+
+            // Past the metadata interval, one more commit: the commit file then covers the first hundred.
+            await Task.Delay(WalCommitFile.DefaultMinimumInterval * 3);
+            await store.UpsertAsync(Key(100), Value(100, 1));
+            CopyAsCrashImage(temp.Path, beforeCrash.Path);
+            await Task.WhenAll(Enumerable.Range(0, 8).Select(async worker =>
+            {
+                for (int i = 200 + worker; i < 1_200; i += 8)
+                {
+                    await store.UpsertAsync(Key(i), Value(i, 2, 2_000));
+                }
+            }));
+            CopyAsCrashImage(temp.Path, flushedLater.Path);
+        }
+
+        // The crash: the later flushes reached the log's files, but not the newer commit metadata; and one sector of the
+        // first later entry never made it. The sector is all filler ('#'), so FASTER's XOR checksum of the entry still
+        // passes, and its recovery takes the commit records after it as committed.
+        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
+        foreach (string segment in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
+        {
+            File.Copy(segment, Path.Combine(walDirectory, Path.GetFileName(segment)), overwrite: true);
+        }
+
+        string firstSegment = Path.Combine(walDirectory, "log.0");
+        byte[] bytes = File.ReadAllBytes(firstSegment);
+        int firstLaterValue = IndexOf(bytes, System.Text.Encoding.UTF8.GetBytes("-v0002-")) - "value-000000".Length;
+        int sector = (firstLaterValue + "value-000000-v0002-".Length + 511) / 512 * 512;
+        Assert.True(bytes.AsSpan(sector, 512).IndexOfAnyExcept((byte)'#') < 0, "the sector chosen is not all filler");
+        bytes.AsSpan(sector, 512).Clear();
+        File.WriteAllBytes(firstSegment, bytes);
+
+        var logger = new RecordingLogger();
+        await using (var reopened = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit), logger))
+        {
+            Assert.Contains(30, logger.EventIds);
+            for (int i = 0; i <= 100; i++)
+            {
+                Assert.Equal(Value(i, 1), await ReadAsync(reopened, i));
+            }
+
+            for (int i = 200; i < 1_200; i++)
+            {
+                byte[]? value = await ReadAsync(reopened, i);
+                Assert.True(value is null || value.AsSpan().SequenceEqual(Value(i, 2, 2_000)), $"key {i} came back with bytes nobody wrote");
+            }
+
+            await reopened.UpsertAsync(Key(5_000), Value(5_000, 1));
+        }
+
+        await using var again = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit));
+        Assert.Equal(Value(5_000, 1), await ReadAsync(again, 5_000));
+        Assert.Equal(Value(42, 1), await ReadAsync(again, 42));
+    }
+
+    [Fact]
     public async Task ADamagedLogEntry_IsReportedByName_AndNothingIsChanged()
     {
         using var temp = new TempDirectory();
