@@ -16,8 +16,10 @@ namespace KeyValueStore.Durability;
 /// (<c>cpr-checkpoints/&lt;token&gt;/info.dat.0</c>: a length, then text lines ending with a checksum of the fields) in one
 /// write after the log is flushed, and then deletes the previous checkpoint. A crash of the process therefore leaves
 /// at most one extra folder whose metadata file is missing or empty: that checkpoint never completed and is skipped
-/// (logged). Metadata that is there but does not parse was damaged after it was written; opening anyway could lose
-/// acknowledged data, so the store refuses to open and names the file.
+/// (logged). A power cut can also leave that one write torn (some sectors written, others not), so damaged metadata
+/// of a checkpoint other than the recorded one (<see cref="CheckpointRecord"/>) is skipped too. The recorded
+/// checkpoint's metadata that does not parse was damaged after it was written; opening anyway could lose acknowledged
+/// data, so the store refuses to open and names the file.
 /// </remarks>
 internal static class CheckpointInspector
 {
@@ -28,9 +30,23 @@ internal static class CheckpointInspector
 
     /// <summary>Finds the latest completed checkpoint, or returns null when the store has none (a new store).</summary>
     /// <param name="layout">The store's files.</param>
-    /// <param name="skipped">The metadata files of incomplete checkpoints that were passed over.</param>
+    /// <param name="skipped">
+    /// The metadata files of incomplete checkpoints that were passed over: missing or empty, or, for a checkpoint other
+    /// than the one the store's record names, damaged.
+    /// </param>
     public static RecoveryPoint? FindLatest(LogFileLayout layout, out IReadOnlyList<string> skipped)
     {
+        Guid? recordedToken;
+        try
+        {
+            recordedToken = CheckpointRecord.ReadIfExists(layout.CheckpointRecordPath)?.Token;
+        }
+        catch (StoreFileCorruptedException)
+        {
+            // Reported by EnsureMatchesRecord; until then no checkpoint is known to be the recorded one, so none is passed over.
+            recordedToken = null;
+        }
+
         var incomplete = new List<string>();
         skipped = incomplete;
         string folder = Path.Combine(layout.CheckpointDirectory, LogCheckpointFolder);
@@ -50,7 +66,20 @@ internal static class CheckpointInspector
                 continue;
             }
 
-            RecoveryPoint point = Read(metadata);
+            RecoveryPoint point;
+            try
+            {
+                point = Read(metadata);
+            }
+            catch (StoreFileCorruptedException) when (recordedToken is Guid recorded && !string.Equals(Path.GetFileName(checkpoint), recorded.ToString(), StringComparison.OrdinalIgnoreCase))
+            {
+                // Not the checkpoint the store recorded as complete: its metadata write was cut short by a power cut, or
+                // it completed just before a crash that came before its record. Either way the recorded one is still
+                // there (its deletion waits for the record, see CheckpointDeviceFactory) and nothing depends on this one.
+                incomplete.Add(metadata);
+                continue;
+            }
+
             if (latest is null || point.Version > latest.Version)
             {
                 latest = point;
