@@ -101,7 +101,8 @@ internal static class CheckpointInspector
     /// <param name="layout">The store's files.</param>
     /// <param name="holdsData">Whether the directory holds log segments, a write-ahead log or checkpoint folders.</param>
     /// <exception cref="StoreFileCorruptedException">The record is missing or damaged, or the checkpoint it names is missing, empty or changed.</exception>
-    public static void EnsureMatchesRecord(RecoveryPoint? latest, LogFileLayout layout, bool holdsData)
+    /// <param name="directories">Flushes the directory after a record is written for a store being created.</param>
+    public static void EnsureMatchesRecord(RecoveryPoint? latest, LogFileLayout layout, bool holdsData, DirectoryDurability directories)
     {
         CheckpointRecord? record = CheckpointRecord.ReadIfExists(layout.CheckpointRecordPath);
         if (record is null)
@@ -109,7 +110,7 @@ internal static class CheckpointInspector
             if (latest is null && !holdsData)
             {
                 // The store was being created: the manifest was written, its record not yet.
-                CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath);
+                CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath, directories);
                 return;
             }
 

@@ -40,8 +40,8 @@ internal sealed record CheckpointRecord(Guid? Token, long Version, long Metadata
         return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata));
     }
 
-    public void WriteAtomically(string path) =>
-        ChecksummedJsonFile.WriteAtomically(path, this, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord);
+    public void WriteAtomically(string path, DirectoryDurability directories) =>
+        ChecksummedJsonFile.WriteAtomically(path, this, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord, directories);
 
     /// <summary>Whether <paramref name="metadataPath"/> holds exactly the metadata this record describes.</summary>
     public bool Matches(string metadataPath)

@@ -35,6 +35,7 @@ namespace KeyValueStore.Durability;
 /// </remarks>
 internal sealed class Checkpointer : IAsyncDisposable
 {
+    private readonly DirectoryDurability _directories;
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
@@ -59,6 +60,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
+    /// <param name="directories">Flushes the checkpoint's folders before its record names it, and the record's directory after.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
     /// <param name="logger">Receives checkpoint events.</param>
     public Checkpointer(
@@ -68,9 +70,11 @@ internal sealed class Checkpointer : IAsyncDisposable
         WriteBarrier writes,
         WriteAheadLog? writeAheadLog,
         StoreFault fault,
+        DirectoryDurability directories,
         TimeProvider timeProvider,
         ILogger logger)
     {
+        _directories = directories;
         _checkpointFiles = checkpointFiles;
         _fault = fault;
         _store = store;
@@ -306,7 +310,9 @@ internal sealed class Checkpointer : IAsyncDisposable
         string metadataPath = CheckpointInspector.MetadataPath(_layout, token);
         try
         {
-            CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath);
+            // The checkpoint's new folders, and the segments it holds, must outlast a power cut before the record names them.
+            _directories.FlushUpTo(Path.GetDirectoryName(metadataPath)!, _layout.Directory);
+            CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath, _directories);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

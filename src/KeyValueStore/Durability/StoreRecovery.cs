@@ -34,15 +34,15 @@ internal static class StoreRecovery
                 throw new StoreFileCorruptedException(layout.ManifestPath, "it is missing, but the directory holds this store's log or checkpoints");
             }
 
-            requested.WriteAtomically(layout.ManifestPath);
-            CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath);
+            requested.WriteAtomically(layout.ManifestPath, settings.Directories);
+            CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath, settings.Directories);
             Log.DurableStoreCreated(logger, layout.ManifestPath, settings.Durability);
         }
         else
         {
             stored.EnsureCompatibleWith(requested, layout.ManifestPath);
             bool holdsData = segments.Count > 0 || skipped.Count > 0 || Directory.Exists(layout.WriteAheadLogDirectory);
-            CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData);
+            CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData, settings.Directories);
         }
 
         if (point is not null)
@@ -119,7 +119,7 @@ internal static class StoreRecovery
             return null;
         }
 
-        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, settings.WrapDevice is { } wrap ? device => wrap(device, DeviceRole.WriteAheadLog) : null);
+        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories));
         try
         {
             replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);

@@ -8,8 +8,8 @@ namespace KeyValueStore.Storage;
 
 /// <summary>
 /// A small JSON file of the store's own (the manifest, the checkpoint record) that carries a CRC-32C of its content and
-/// is replaced atomically: written to a temporary file, flushed to disk, then renamed over the old one. A crash leaves
-/// the old file or the new one, never a mix; damage is reported, never read as data.
+/// is replaced atomically: written to a temporary file, flushed to disk, renamed over the old one, and the directory
+/// flushed. A crash or a power cut leaves the old file or the new one, never a mix; damage is reported, never read as data.
 /// </summary>
 /// <remarks>The file is <c>{ "Content": ..., "Crc32C": "xxxxxxxx" }</c>, the checksum taken over the content's own serialization.</remarks>
 internal static class ChecksummedJsonFile
@@ -61,8 +61,11 @@ internal static class ChecksummedJsonFile
         return envelope.Content;
     }
 
-    /// <summary>Replaces the file at <paramref name="path"/> with <paramref name="content"/>, atomically.</summary>
-    public static void WriteAtomically<T>(string path, T content, JsonTypeInfo<Envelope<T>> envelopeType, JsonTypeInfo<T> contentType)
+    /// <summary>
+    /// Replaces the file at <paramref name="path"/> with <paramref name="content"/>, atomically, and durably: the
+    /// directory is flushed after the rename, or a power cut could bring back the old file after the store relied on the new.
+    /// </summary>
+    public static void WriteAtomically<T>(string path, T content, JsonTypeInfo<Envelope<T>> envelopeType, JsonTypeInfo<T> contentType, DirectoryDurability directories)
     {
         byte[] bytes = JsonSerializer.SerializeToUtf8Bytes(new Envelope<T>(content, Checksum(content, contentType)), envelopeType);
         string temporary = path + ".tmp";
@@ -73,6 +76,7 @@ internal static class ChecksummedJsonFile
         }
 
         File.Move(temporary, path, overwrite: true);
+        directories.Flush(Path.GetDirectoryName(Path.GetFullPath(path))!);
     }
 
     private static string Checksum<T>(T content, JsonTypeInfo<T> contentType) =>

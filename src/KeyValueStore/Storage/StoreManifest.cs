@@ -41,8 +41,8 @@ internal sealed record StoreManifest(
         ChecksummedJsonFile.ReadIfExists(path, ManifestJsonContext.Default.EnvelopeStoreManifest, ManifestJsonContext.Default.StoreManifest);
 
     /// <summary>Writes the manifest so that a crash leaves either the old state (no manifest) or the whole new one.</summary>
-    public void WriteAtomically(string path) =>
-        ChecksummedJsonFile.WriteAtomically(path, this, ManifestJsonContext.Default.EnvelopeStoreManifest, ManifestJsonContext.Default.StoreManifest);
+    public void WriteAtomically(string path, DirectoryDurability directories) =>
+        ChecksummedJsonFile.WriteAtomically(path, this, ManifestJsonContext.Default.EnvelopeStoreManifest, ManifestJsonContext.Default.StoreManifest, directories);
 
     /// <summary>Throws <see cref="StoreManifestMismatchException"/> naming the first setting in which <paramref name="requested"/> differs.</summary>
     public void EnsureCompatibleWith(StoreManifest requested, string path)

@@ -29,5 +29,8 @@ internal sealed record StoreSettings(
     /// </summary>
     public Func<FASTER.core.IDevice, DeviceRole, FASTER.core.IDevice>? WrapDevice { get; init; }
 
+    /// <summary>Flushes directories after the store creates or renames files in them; tests give one that watches the calls.</summary>
+    public DirectoryDurability Directories { get; init; } = DirectoryDurability.FileSystem;
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }

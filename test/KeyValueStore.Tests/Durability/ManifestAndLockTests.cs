@@ -62,7 +62,7 @@ public class ManifestAndLockTests
         await DamagedFilesTests.WriteAndCloseAsync(options, 10);
         string manifestPath = Path.Combine(temp.Path, "store.manifest.json");
         StoreManifest stored = StoreManifest.ReadIfExists(manifestPath)!;
-        (stored with { FormatVersion = 99 }).WriteAtomically(manifestPath);
+        (stored with { FormatVersion = 99 }).WriteAtomically(manifestPath, DirectoryDurability.FileSystem);
 
         var error = Assert.Throws<StoreManifestMismatchException>(() => StoreFactory.Open(options));
 
