@@ -102,7 +102,8 @@ internal static class CheckpointInspector
     /// <param name="holdsData">Whether the directory holds log segments, a write-ahead log or checkpoint folders.</param>
     /// <exception cref="StoreFileCorruptedException">The record is missing or damaged, or the checkpoint it names is missing, empty or changed.</exception>
     /// <param name="directories">Flushes the directory after a record is written for a store being created.</param>
-    public static void EnsureMatchesRecord(RecoveryPoint? latest, LogFileLayout layout, bool holdsData, DirectoryDurability directories)
+    /// <returns>The record.</returns>
+    public static CheckpointRecord EnsureMatchesRecord(RecoveryPoint? latest, LogFileLayout layout, bool holdsData, DirectoryDurability directories)
     {
         CheckpointRecord? record = CheckpointRecord.ReadIfExists(layout.CheckpointRecordPath);
         if (record is null)
@@ -111,7 +112,7 @@ internal static class CheckpointInspector
             {
                 // The store was being created: the manifest was written, its record not yet.
                 CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath, directories);
-                return;
+                return CheckpointRecord.None;
             }
 
             throw new StoreFileCorruptedException(layout.CheckpointRecordPath, "it is missing, but the directory holds this store's log or checkpoints");
@@ -119,7 +120,7 @@ internal static class CheckpointInspector
 
         if (record.Token is not Guid token)
         {
-            return;
+            return record;
         }
 
         string recorded = MetadataPath(layout, token);
@@ -135,6 +136,8 @@ internal static class CheckpointInspector
         {
             throw new StoreFileCorruptedException(latest.MetadataPath, $"its bytes differ from those the store recorded when the checkpoint completed ('{layout.CheckpointRecordPath}')");
         }
+
+        return record;
     }
 
     /// <summary>

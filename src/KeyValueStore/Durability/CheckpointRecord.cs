@@ -24,7 +24,12 @@ namespace KeyValueStore.Durability;
 /// <param name="Version">The checkpoint's version; 0 when there is none.</param>
 /// <param name="MetadataBytes">The length of the checkpoint's metadata file.</param>
 /// <param name="MetadataCrc32C">The CRC-32C of the whole metadata file, as eight hex digits.</param>
-internal sealed record CheckpointRecord(Guid? Token, long Version, long MetadataBytes, string MetadataCrc32C)
+/// <param name="TailSector">
+/// The bytes before the checkpoint's tail in the sector holding it, in base 64; null when the tail is at a sector
+/// boundary. That sector is written again after the checkpoint, so its checksum file may describe newer bytes (see
+/// <see cref="SectorChecksums"/>), and FASTER may have changed lock and marker bits of its records in between.
+/// </param>
+internal sealed record CheckpointRecord(Guid? Token, long Version, long MetadataBytes, string MetadataCrc32C, string? TailSector = null)
 {
     /// <summary>The record of a store that has completed no checkpoint.</summary>
     public static CheckpointRecord None { get; } = new(null, 0, 0, "");
@@ -34,10 +39,29 @@ internal sealed record CheckpointRecord(Guid? Token, long Version, long Metadata
         ChecksummedJsonFile.ReadIfExists(path, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord);
 
     /// <summary>Records the completed checkpoint whose metadata file is <paramref name="metadataPath"/>.</summary>
-    public static CheckpointRecord Of(Guid token, long version, string metadataPath)
+    public static CheckpointRecord Of(Guid token, long version, string metadataPath, byte[]? tailSector)
     {
         byte[] metadata = File.ReadAllBytes(metadataPath);
-        return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata));
+        return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata), tailSector is null ? null : Convert.ToBase64String(tailSector));
+    }
+
+    /// <summary>The tail sector's bytes before the tail, when this record names <paramref name="token"/> and has them.</summary>
+    /// <exception cref="StoreFileCorruptedException">They are not valid base 64 (the record's own checksum passed, so this is not damage on disk).</exception>
+    public byte[]? TailSectorFor(Guid token, string path)
+    {
+        if (Token != token || TailSector is not { } encoded)
+        {
+            return null;
+        }
+
+        try
+        {
+            return Convert.FromBase64String(encoded);
+        }
+        catch (FormatException e)
+        {
+            throw new StoreFileCorruptedException(path, "its tail sector is not valid base 64", e);
+        }
     }
 
     public void WriteAtomically(string path, DirectoryDurability directories) =>

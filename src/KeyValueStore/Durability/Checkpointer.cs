@@ -36,6 +36,7 @@ namespace KeyValueStore.Durability;
 internal sealed class Checkpointer : IAsyncDisposable
 {
     private readonly DirectoryDurability _directories;
+    private readonly int _segmentSizeBits;
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
@@ -61,6 +62,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
     /// <param name="directories">Flushes the checkpoint's folders before its record names it, and the record's directory after.</param>
+    /// <param name="segmentSizeBits">The size of the store's segment files, to find the sector holding a checkpoint's tail.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
     /// <param name="logger">Receives checkpoint events.</param>
     public Checkpointer(
@@ -71,10 +73,12 @@ internal sealed class Checkpointer : IAsyncDisposable
         WriteAheadLog? writeAheadLog,
         StoreFault fault,
         DirectoryDurability directories,
+        int segmentSizeBits,
         TimeProvider timeProvider,
         ILogger logger)
     {
         _directories = directories;
+        _segmentSizeBits = segmentSizeBits;
         _checkpointFiles = checkpointFiles;
         _fault = fault;
         _store = store;
@@ -312,7 +316,9 @@ internal sealed class Checkpointer : IAsyncDisposable
         {
             // The checkpoint's new folders, and the segments it holds, must outlast a power cut before the record names them.
             _directories.FlushUpTo(Path.GetDirectoryName(metadataPath)!, _layout.Directory);
-            CheckpointRecord.Of(token, CheckpointInspector.Read(metadataPath).Version, metadataPath).WriteAtomically(_layout.CheckpointRecordPath, _directories);
+            RecoveryPoint completed = CheckpointInspector.Read(metadataPath);
+            byte[]? tailSector = SectorChecksums.TailSectorBytes(_layout, _segmentSizeBits, completed.FinalLogicalAddress);
+            CheckpointRecord.Of(token, completed.Version, metadataPath, tailSector).WriteAtomically(_layout.CheckpointRecordPath, _directories);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

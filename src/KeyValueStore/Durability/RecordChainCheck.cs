@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Collections.Generic;
 using System.IO;
 using KeyValueStore.Storage;
 
@@ -19,13 +20,16 @@ namespace KeyValueStore.Durability;
 /// rounded to pages. The last page is read as recovery reads it: up to the final address rounded up to a sector,
 /// zeros after, and walked to its end, as FASTER does when it clears record locks.
 /// </para>
+/// <para>
+/// Every sector the checkpoint holds is checked against the checksum taken when it was written
+/// (<see cref="SectorChecksums"/>), the sector holding the tail up to the tail only. That catches what the record layout
+/// cannot show: zeroed bytes (FASTER reads them as empty space, and leaves zeroed gaps inside pages itself, so zeros
+/// alone cannot be told from damage) and a flipped valid bit (FASTER skips invalid records, and leaves some behind on
+/// purpose).
+/// </para>
 /// With <c>ValueChecksums</c> on, every valid record's seal is checked too (<see cref="ValueChecksum.Check"/>): a live
-/// record's must match its key and value, a tombstone's must be inverted (or the tombstone has no value). A flipped
-/// bit in a key, a value or the tombstone bit is then reported at open, naming the file, where FASTER would silently
-/// miss the key, return the wrong one's previous value, or delete or resurrect it. Invalid records are not checked:
-/// FASTER leaves some behind on purpose, so a flipped valid bit (which hides one record) is not caught. Nor are zeroed
-/// bytes between records: FASTER leaves zeroed gaps inside pages itself (the crash tests found them in the logs of
-/// killed stores), so zeros cannot be told from damage.
+/// record's must match its key and value, a tombstone's must be inverted (or the tombstone has no value). That names the
+/// damaged record, and holds for a record whose sector checksum was damaged along with it.
 /// </remarks>
 internal static class RecordChainCheck
 {
@@ -41,7 +45,20 @@ internal static class RecordChainCheck
     private const long TombstoneBit = 1L << 55;
     private const long ValidBit = 1L << 56;
 
-    public static void Verify(RecoveryPoint point, LogFileLayout layout, int pageSizeBits, int segmentSizeBits, bool valueChecksums)
+    // Bits FASTER sets and clears on a record after it was written to disk, so the same record can be written again
+    // with other values there: the 7 lock bits, Sealed, Dirty (cleared once a page is flushed; seen in the crash tests)
+    // and Modified. The previous address, the tombstone, valid and in-new-version bits never change once written.
+    private const long VolatileHeaderBits = (0x7FL << 48) | (1L << 57) | (1L << 59) | (1L << 62);
+
+    /// <summary>Walks and checks the log <paramref name="point"/> needs.</summary>
+    /// <param name="point">The checkpoint to be recovered.</param>
+    /// <param name="layout">The store's files.</param>
+    /// <param name="pageSizeBits">The log's page size.</param>
+    /// <param name="segmentSizeBits">The log's segment size.</param>
+    /// <param name="valueChecksums">Whether records carry seals to check.</param>
+    /// <param name="tailSector">The tail sector's bytes before the tail, from the checkpoint record; null when the record has none for this checkpoint (the tail is at a sector boundary, or a crash came before the record).</param>
+    /// <exception cref="StoreFileCorruptedException">A record or sector is damaged, or a sector checksum file is missing or short.</exception>
+    public static void Verify(RecoveryPoint point, LogFileLayout layout, int pageSizeBits, int segmentSizeBits, bool valueChecksums, byte[]? tailSector)
     {
         if (point.FinalLogicalAddress <= point.BeginAddress)
         {
@@ -66,7 +83,9 @@ internal static class RecordChainCheck
 
                 long bytesRecoveryReads = Math.Min(pageSize, AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
                 ReadPage(segment!, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
-                WalkPage(page, pageStart, point, segment!.Name, segmentSizeBits, valueChecksums);
+                // Records first: a seal that fails names the record, which says more than a sector that fails.
+                List<int> headers = WalkPage(page, pageStart, point, segment!.Name, segmentSizeBits, valueChecksums);
+                CheckSectors(page, pageStart, point, layout, segment!.Name, segmentSizeBits, tailSector, headers);
             }
         }
         finally
@@ -82,14 +101,79 @@ internal static class RecordChainCheck
         segment.ReadExactly(page, 0, length);
     }
 
-    private static void WalkPage(byte[] page, long pageStart, RecoveryPoint point, string segmentPath, int segmentSizeBits, bool valueChecksums)
+    /// <summary>Checks the page's sectors that hold part of the checkpoint against their recorded checksums.</summary>
+    private static void CheckSectors(byte[] page, long pageStart, RecoveryPoint point, LogFileLayout layout, string segmentPath, int segmentSizeBits, byte[]? tailSector, List<int> recordHeaders)
     {
+        long pageEnd = pageStart + page.Length;
+        long tailSectorStart = point.FinalLogicalAddress & ~(SectorBytes - 1L);
+        long from = Math.Max(pageStart, point.BeginAddress & ~(SectorBytes - 1L));
+        long until = Math.Min(pageEnd, tailSectorStart);
+        if (until > from)
+        {
+            int count = (int)((until - from) / SectorBytes);
+            long segment = pageStart >> segmentSizeBits;
+            uint[] expected = SectorChecksums.Read(layout, segment, (from & ((1L << segmentSizeBits) - 1)) / SectorBytes, count);
+            for (int i = 0; i < count; i++)
+            {
+                long address = from + ((long)i * SectorBytes);
+                if (Crc32C.Compute(page.AsSpan((int)(address - pageStart), SectorBytes), 0) != expected[i])
+                {
+                    throw DamagedSector(segmentPath, address, segmentSizeBits, layout.SectorChecksumPath(segment));
+                }
+            }
+        }
+
+        if (tailSector is not null && tailSector.Length == point.FinalLogicalAddress - tailSectorStart && tailSectorStart >= pageStart && tailSectorStart < pageEnd
+            && !SameRecords(page.AsSpan((int)(tailSectorStart - pageStart), tailSector.Length), tailSector, (int)(tailSectorStart - pageStart), recordHeaders))
+        {
+            throw DamagedSector(segmentPath, tailSectorStart, segmentSizeBits, layout.CheckpointRecordPath);
+        }
+    }
+
+    /// <summary>
+    /// Whether the tail sector on disk holds the bytes recorded at the checkpoint, but for the bits of record headers
+    /// that FASTER changes on records already written (<see cref="VolatileHeaderBits"/>).
+    /// </summary>
+    private static bool SameRecords(ReadOnlySpan<byte> onDisk, ReadOnlySpan<byte> recorded, int sectorOffset, List<int> recordHeaders)
+    {
+        Span<byte> masked = stackalloc byte[SectorBytes];
+        Span<byte> expected = stackalloc byte[SectorBytes];
+        onDisk.CopyTo(masked);
+        recorded.CopyTo(expected);
+        foreach (int header in recordHeaders)
+        {
+            int at = header - sectorOffset;
+            if (at >= 0 && at + RecordInfoBytes <= recorded.Length)
+            {
+                Mask(masked[at..]);
+                Mask(expected[at..]);
+            }
+        }
+
+        return masked[..recorded.Length].SequenceEqual(expected[..recorded.Length]);
+
+        static void Mask(Span<byte> header) =>
+            BinaryPrimitives.WriteInt64LittleEndian(header, BinaryPrimitives.ReadInt64LittleEndian(header) & ~VolatileHeaderBits);
+    }
+
+    private static StoreFileCorruptedException DamagedSector(string segmentPath, long address, int segmentSizeBits, string checksumPath) =>
+        new(segmentPath, $"the sector at log address {address} (offset {address & ((1L << segmentSizeBits) - 1)} in this file) does not match the checksum recorded for it when it was written ('{checksumPath}'): one of the two files is damaged");
+
+    /// <summary>Walks the page's records; returns the offsets of the record headers it passed.</summary>
+    private static List<int> WalkPage(byte[] page, long pageStart, RecoveryPoint point, string segmentPath, int segmentSizeBits, bool valueChecksums)
+    {
+        var headers = new List<int>();
         bool beginOnThisPage = point.BeginAddress - pageStart < page.Length;
         int offset = 0;
         while (offset < page.Length)
         {
             long address = pageStart + offset;
             bool empty = BinaryPrimitives.ReadInt64LittleEndian(page.AsSpan(offset)) == 0;
+            if (!empty)
+            {
+                headers.Add(offset);
+            }
+
             int size = empty ? RecordInfoBytes : RecordSize(page, offset);
             if (size == -2)
             {
@@ -113,6 +197,8 @@ internal static class RecordChainCheck
 
             offset += size;
         }
+
+        return headers;
     }
 
     /// <summary>Checks that a valid record's seal agrees with its key, its value and its tombstone bit.</summary>

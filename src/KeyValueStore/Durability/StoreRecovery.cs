@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
@@ -27,6 +28,7 @@ internal static class StoreRecovery
         RecoveryPoint? point = CheckpointInspector.FindLatest(layout, out IReadOnlyList<string> skipped);
         IReadOnlyList<LogSegmentFile> segments = layout.Segments();
 
+        CheckpointRecord record = CheckpointRecord.None;
         if (stored is null)
         {
             if (point is not null || segments.Count > 0)
@@ -42,13 +44,13 @@ internal static class StoreRecovery
         {
             stored.EnsureCompatibleWith(requested, layout.ManifestPath);
             bool holdsData = segments.Count > 0 || skipped.Count > 0 || Directory.Exists(layout.WriteAheadLogDirectory);
-            CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData, settings.Directories);
+            record = CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData, settings.Directories);
         }
 
         if (point is not null)
         {
             CheckpointInspector.EnsureSegmentsPresent(point, layout, settings.SegmentSizeBits);
-            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits, settings.ValueChecksums);
+            RecordChainCheck.Verify(point, layout, settings.PageSizeBits, settings.SegmentSizeBits, settings.ValueChecksums, record.TailSectorFor(point.Token, layout.CheckpointRecordPath));
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
@@ -57,7 +59,7 @@ internal static class StoreRecovery
         {
             // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
             // was acknowledged since is in the write-ahead log (Commit mode); nothing else was promised.
-            foreach (LogSegmentFile segment in segments)
+            foreach (LogSegmentFile segment in segments.Concat(layout.SectorChecksumFiles()))
             {
                 File.Delete(segment.Path);
             }

@@ -22,7 +22,11 @@ internal static class FasterLogFactory
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
         // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
         IDevice segments = Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments);
-        var device = new TruncationSafeDevice(new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files"));
+        IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files");
+
+        // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.
+        SectorChecksums? checksums = settings.IsDurable ? new SectorChecksums(layout, settings.Directories) : null;
+        var device = new TruncationSafeDevice(checksums is null ? reporting : new ChecksummingDevice(reporting, checksums, fault));
         try
         {
             var logSettings = new LogSettings
@@ -43,12 +47,13 @@ internal static class FasterLogFactory
                 checkpointDevice => new FaultReportingDevice(settings.WrapDevice?.Invoke(checkpointDevice, DeviceRole.Checkpoint) ?? checkpointDevice, fault, "checkpoint files"),
                 fault);
 
-            // What FASTER would build from a checkpoint directory, built here for its factory. RemoveOutdated keeps one
+            // What FASTER would build from a checkpoint directory (and the sector checksums persisted before each
+            // checkpoint's metadata), built here for its factory. RemoveOutdated keeps one
             // completed checkpoint: FASTER asks to delete the previous one once the new one's metadata is written (the
             // factory waits for the store's record, see CheckpointDeviceFactory). Its disposal does nothing, so the store
             // need not keep it.
-            var checkpointManager = new DeviceLogCommitCheckpointManager(
-                checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), removeOutdated: true);
+            var checkpointManager = new ChecksumPersistingCheckpointManager(
+                checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), checksums!, fault);
             var checkpointSettings = new CheckpointSettings { CheckpointManager = checkpointManager };
             return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles);
         }

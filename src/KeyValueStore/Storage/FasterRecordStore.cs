@@ -101,7 +101,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         if (settings.IsDurable)
         {
             bool commitMode = settings.Durability == DurabilityMode.Commit;
-            _checkpointer = new Checkpointer(FasterKV, log.Layout!, log.CheckpointFiles!, _writes, commitMode ? log.WriteAheadLog : null, _fault, settings.Directories, timeProvider, logger);
+            _checkpointer = new Checkpointer(FasterKV, log.Layout!, log.CheckpointFiles!, _writes, commitMode ? log.WriteAheadLog : null, _fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
             if (log.WriteAheadLog is not null)
             {
                 ReplayOrRelease(log.WriteAheadLog, log.ReplayFrom, settings.Durability, timeProvider);

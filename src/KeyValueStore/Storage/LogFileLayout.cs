@@ -9,7 +9,7 @@ namespace KeyValueStore.Storage;
 /// Where a store's files are, all in one directory and named after one prefix: the log's segments
 /// <c>&lt;prefix&gt;.log.&lt;n&gt;</c> (one preallocated file each), the lock file <c>&lt;prefix&gt;.lock</c>, and for a
 /// durable store the manifest <c>&lt;prefix&gt;.manifest.json</c> and FASTER's checkpoints under <c>&lt;prefix&gt;.checkpoints/</c>;
-/// a Commit-mode store also has its write-ahead log under <c>&lt;prefix&gt;.wal/</c>.
+/// a Commit-mode store also has its write-ahead log under <c>&lt;prefix&gt;.wal/</c>, and a durable store the checksums of its segments' sectors in <c>&lt;prefix&gt;.sums.&lt;n&gt;</c>.
 /// </summary>
 /// <remarks>
 /// No other file name may start with <c>&lt;prefix&gt;.log</c>: when FASTER reopens a log it takes every such file for a segment
@@ -27,6 +27,7 @@ internal sealed class LogFileLayout
         CheckpointRecordPath = Path.Combine(directory, prefix + ".checkpoint.json");
         CheckpointDirectory = Path.Combine(directory, prefix + ".checkpoints");
         WriteAheadLogDirectory = Path.Combine(directory, prefix + ".wal");
+        SectorChecksumBasePath = Path.Combine(directory, prefix + ".sums");
     }
 
     public string Directory { get; }
@@ -50,6 +51,12 @@ internal sealed class LogFileLayout
 
     /// <summary>Gets the directory of a Commit-mode store's write-ahead log (its segments and its commit file).</summary>
     public string WriteAheadLogDirectory { get; }
+
+    /// <summary>Gets the path the checksum files of a durable store's segments append <c>.&lt;segment&gt;</c> to (<see cref="SectorChecksums"/>).</summary>
+    public string SectorChecksumBasePath { get; }
+
+    /// <summary>Gets the path of the file holding the sector checksums of segment <paramref name="segment"/>.</summary>
+    public string SectorChecksumPath(long segment) => $"{SectorChecksumBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
 
     /// <summary>Gets the path of segment file <paramref name="segment"/>.</summary>
     public string SegmentPath(long segment) => $"{LogBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
@@ -77,7 +84,12 @@ internal sealed class LogFileLayout
 
     /// <summary>Lists the segment files that exist now, in segment order.</summary>
     /// <remarks>FASTER deletes truncated segments on a background task, so a file may vanish while being listed; it is left out.</remarks>
-    public IReadOnlyList<LogSegmentFile> Segments()
+    public IReadOnlyList<LogSegmentFile> Segments() => Numbered(LogBasePath);
+
+    /// <summary>Lists the sector checksum files that exist now, in segment order.</summary>
+    public IReadOnlyList<LogSegmentFile> SectorChecksumFiles() => Numbered(SectorChecksumBasePath);
+
+    private List<LogSegmentFile> Numbered(string basePath)
     {
         var segments = new List<LogSegmentFile>();
         if (!System.IO.Directory.Exists(Directory))
@@ -85,7 +97,7 @@ internal sealed class LogFileLayout
             return segments;
         }
 
-        string pattern = Path.GetFileName(LogBasePath) + ".";
+        string pattern = Path.GetFileName(basePath) + ".";
         foreach (FileInfo file in new DirectoryInfo(Directory).EnumerateFiles(pattern + "*"))
         {
             long number = ParseSegment(file.Name, pattern);

@@ -88,6 +88,12 @@ public class RecoveryTests
         long fileBytes = new System.IO.DirectoryInfo(temp.Path).EnumerateFiles("*", System.IO.SearchOption.AllDirectories).Sum(f => f.Length);
         Assert.True(fileBytes <= 3 * liveBytes, $"{fileBytes} bytes of files for {liveBytes} bytes of live data after compaction and close");
 
+        // A segment compaction dropped takes its sector checksum file with it.
+        var layout = new LogFileLayout(temp.Path, "store");
+        long firstSegment = layout.Segments().Min(segment => segment.Number);
+        Assert.True(firstSegment > 0, "compaction dropped no segment, so the checksum files' cleanup was not exercised");
+        Assert.All(layout.SectorChecksumFiles(), file => Assert.True(file.Number >= firstSegment, $"{file.Path} outlived its segment"));
+
         await using (var store = StoreFactory.Open(options))
         {
             await AssertContentsAsync(store, expected);

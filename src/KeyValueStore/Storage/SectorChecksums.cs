@@ -1,0 +1,211 @@
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace KeyValueStore.Storage;
+
+/// <summary>
+/// A CRC-32C of every 512-byte sector a durable store writes to its log segments, kept beside each segment in
+/// <c>&lt;prefix&gt;.sums.&lt;n&gt;</c> (four bytes per sector, at the sector's index) and checked when the store opens.
+/// </summary>
+/// <remarks>
+/// Why: FASTER reads a zeroed sector as the empty end of a page and skips an invalid record, so a zeroed sector or one
+/// flipped valid bit made records vanish silently, whatever the records themselves carry. A checksum over the bytes as
+/// they were handed to the disk catches any damage below a checkpoint's tail.
+/// <para>
+/// The checksums are taken as FASTER writes (<see cref="ChecksummingDevice"/>) and written to disk, flushed, before
+/// FASTER writes a checkpoint's metadata (<see cref="ChecksumPersistingCheckpointManager"/>): every sector a checkpoint
+/// holds then has its checksum on disk before the checkpoint can be recovered. Only the sectors written since the last
+/// checkpoint are kept in memory, so memory stays bounded by the writes between two checkpoints (under 1% of them).
+/// </para>
+/// <para>
+/// The sector holding a checkpoint's tail is written again later with more records after the tail, so its checksum on
+/// disk may describe newer bytes than the checkpoint holds: recovery checks that sector's bytes before the tail against
+/// the checkpoint record instead (<see cref="TailSectorBytes"/>).
+/// </para>
+/// </remarks>
+internal sealed class SectorChecksums
+{
+    /// <summary>The size of a checksummed sector: FASTER's sector, the unit of every write to a segment.</summary>
+    public const int SectorSize = 512;
+
+    private const int ChecksumSize = sizeof(uint);
+
+    private readonly LogFileLayout _layout;
+    private readonly DirectoryDurability _directories;
+    private readonly object _lock = new();
+
+    // The checksums recorded since the last persist, in the order the writes were issued: a later run of the same
+    // sectors (FASTER writes a partly filled sector again once it holds more) overwrites an earlier one.
+    private List<ChecksumRun> _pending = [];
+
+    public SectorChecksums(LogFileLayout layout, DirectoryDurability directories)
+    {
+        _layout = layout;
+        _directories = directories;
+    }
+
+    /// <summary>Records the checksums of the whole sectors in <paramref name="bytes"/>, written at <paramref name="offset"/> of <paramref name="segment"/>.</summary>
+    /// <remarks>FASTER writes whole, aligned sectors; a partial sector at either end (never seen) is left unrecorded, and recovery would then refuse it.</remarks>
+    public void Record(long segment, long offset, ReadOnlySpan<byte> bytes)
+    {
+        long firstSector = (offset + SectorSize - 1) / SectorSize;
+        int skip = (int)(firstSector * SectorSize - offset);
+        if (skip >= bytes.Length)
+        {
+            return;
+        }
+
+        bytes = bytes[skip..];
+        uint[] sums = new uint[bytes.Length / SectorSize];
+        for (int i = 0; i < sums.Length; i++)
+        {
+            uint sum = Crc32C.Compute(bytes.Slice(i * SectorSize, SectorSize), 0);
+            sums[i] = BitConverter.IsLittleEndian ? sum : BinaryPrimitives.ReverseEndianness(sum);
+        }
+
+        lock (_lock)
+        {
+            _pending.Add(new ChecksumRun(segment, firstSector, sums));
+        }
+    }
+
+    /// <summary>
+    /// Writes the checksums recorded since the last call to their files and flushes them (and the directory, for a file
+    /// it created) to disk. Call before a checkpoint's metadata is written.
+    /// </summary>
+    /// <exception cref="IOException">A file could not be written or flushed; the checksums stay pending.</exception>
+    public void Persist()
+    {
+        List<ChecksumRun> pending;
+        lock (_lock)
+        {
+            pending = _pending;
+            _pending = [];
+        }
+
+        try
+        {
+            bool created = false;
+            foreach (IGrouping<long, ChecksumRun> segment in pending.GroupBy(run => run.Segment))
+            {
+                string path = _layout.SectorChecksumPath(segment.Key);
+                created |= !File.Exists(path);
+                using SafeFileHandle file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
+                foreach (ChecksumRun run in segment)
+                {
+                    RandomAccess.Write(file, MemoryMarshal.AsBytes(run.Sums.AsSpan()), run.FirstSector * ChecksumSize);
+                }
+
+                RandomAccess.FlushToDisk(file);
+            }
+
+            if (created)
+            {
+                _directories.Flush(_layout.Directory);
+            }
+        }
+        catch
+        {
+            lock (_lock)
+            {
+                // Older than anything recorded since: written first next time, so the newer runs still win.
+                pending.AddRange(_pending);
+                _pending = pending;
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>Deletes the checksum files of the segments below <paramref name="segment"/>, which the log no longer has.</summary>
+    /// <remarks>A file that cannot be deleted is left: nothing reads the checksums of a segment below the log's begin.</remarks>
+    public void ForgetBelow(long segment)
+    {
+        lock (_lock)
+        {
+            _pending.RemoveAll(run => run.Segment < segment);
+        }
+
+        foreach (LogSegmentFile file in _layout.SectorChecksumFiles().Where(file => file.Number < segment))
+        {
+            TryDelete(file.Path);
+        }
+    }
+
+    /// <summary>Deletes the checksum file of <paramref name="segment"/>, which the log no longer has.</summary>
+    public void Forget(long segment)
+    {
+        lock (_lock)
+        {
+            _pending.RemoveAll(run => run.Segment == segment);
+        }
+
+        TryDelete(_layout.SectorChecksumPath(segment));
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+    }
+
+    /// <summary>
+    /// The bytes of the sector holding <paramref name="tailAddress"/> that lie before it, read from the segment file;
+    /// null when the tail is at a sector boundary or nothing was ever flushed there.
+    /// </summary>
+    public static byte[]? TailSectorBytes(LogFileLayout layout, int segmentSizeBits, long tailAddress)
+    {
+        int length = (int)(tailAddress % SectorSize);
+        long sectorStart = tailAddress - length;
+        string path = layout.SegmentPath(sectorStart >> segmentSizeBits);
+        if (length == 0 || !File.Exists(path))
+        {
+            // A log whose tail is FASTER's first address holds no record, and has no segment file yet.
+            return null;
+        }
+
+        byte[] bytes = new byte[length];
+        using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        return RandomAccess.Read(file, bytes, sectorStart & ((1L << segmentSizeBits) - 1)) == length ? bytes : null;
+    }
+
+    /// <summary>Reads the checksums of <paramref name="count"/> sectors from <paramref name="firstSector"/> of a segment's file.</summary>
+    /// <exception cref="StoreFileCorruptedException">The file is missing or too short.</exception>
+    public static uint[] Read(LogFileLayout layout, long segment, long firstSector, int count)
+    {
+        string path = layout.SectorChecksumPath(segment);
+        if (!File.Exists(path))
+        {
+            throw new StoreFileCorruptedException(path, $"it is missing, but the checkpoint holds sectors of log segment {segment}, whose checksums it keeps");
+        }
+
+        byte[] bytes = new byte[count * ChecksumSize];
+        using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        int read = RandomAccess.Read(file, bytes, firstSector * ChecksumSize);
+        if (read < bytes.Length)
+        {
+            throw new StoreFileCorruptedException(path, $"it is {RandomAccess.GetLength(file)} bytes long, but must hold the checksums of sectors up to {firstSector + count} ({(firstSector + count) * ChecksumSize} bytes)");
+        }
+
+        uint[] sums = new uint[count];
+        for (int i = 0; i < count; i++)
+        {
+            sums[i] = BinaryPrimitives.ReadUInt32LittleEndian(bytes.AsSpan(i * ChecksumSize));
+        }
+
+        return sums;
+    }
+
+    /// <summary>The checksums of consecutive sectors of one segment, from one write.</summary>
+    private sealed record ChecksumRun(long Segment, long FirstSector, uint[] Sums);
+}
