@@ -29,8 +29,9 @@ internal sealed record StoreManifest(
     /// <summary>
     /// The format this version writes and the only one it reads. Raise it when the layout of any file changes.
     /// 2: a value's seal is inverted when a delete expires its record in place (<see cref="ValueChecksum.MarkDeleted"/>).
+    /// 3: write-ahead log entries carry a sequence number, and commits and checkpoints record one (<see cref="Durability.WalFragment"/>).
     /// </summary>
-    public const int CurrentFormatVersion = 2;
+    public const int CurrentFormatVersion = 3;
 
     public static StoreManifest For(StoreSettings settings, RecordFormat format) => new(
         CurrentFormatVersion, format.KeyType, format.ValueType, format.Serialization, settings.ValueChecksums, settings.PageSizeBits, settings.SegmentSizeBits, settings.IndexNumBuckets);
