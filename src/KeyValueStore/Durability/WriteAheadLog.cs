@@ -36,8 +36,10 @@ namespace KeyValueStore.Durability;
 /// (<see cref="WalCommitCookie"/>): replay checks that it reads them all. FASTER's scan reads a damaged entry header of
 /// zero as the padding at a page's end and skips the rest of the page without an error; without the numbers, the store
 /// would open without acknowledged writes. Numbers and addresses are given out together under one lock, and commits
-/// start under it, so the numbers follow the addresses and a commit's cookie is exact; the lock holds a copy of the
-/// entry into the log's memory, never a wait.
+/// start under it, so the numbers follow the addresses and a commit's cookie is exact. The lock is held for a copy into
+/// the log's memory; a writer that finds that memory full of pages still being flushed waits outside it. Only a commit
+/// started while the memory is full waits under it, inside FASTER, until the oldest page is flushed; the writers it
+/// holds up block their threads meanwhile, though they could not have appended either.
 /// </para>
 /// </remarks>
 internal sealed class WriteAheadLog : IAsyncDisposable

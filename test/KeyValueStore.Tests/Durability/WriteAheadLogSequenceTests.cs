@@ -7,6 +7,7 @@ using KeyValueStore.Durability;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
 using static KeyValueStore.Tests.Durability.DurableStores;
 
 namespace KeyValueStore.Tests.Durability;
@@ -202,6 +203,60 @@ public class WriteAheadLogSequenceTests
         Assert.Contains(TornTailDroppedEvent, logger.EventIds);
         Assert.Equal(Value(101, 1, 100), await ReadAsync(reopened, 101));
         Assert.Equal(Value(42, 1, 100), await ReadAsync(reopened, 42));
+    }
+
+    /// <summary>
+    /// A batch larger than the log's memory (8 MB), while the disk holds the log's writes back: the memory fills with
+    /// pages not yet flushed, the batch's next piece waits for a commit outside the append lock, and once the disk goes
+    /// on, every piece keeps its place in the numbering.
+    /// </summary>
+    [Fact]
+    public async Task ABatchLargerThanTheLogsMemory_WaitsForTheDisk_AndComesBackWhole_AmongConcurrentWrites()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        FaultInjectingDevice? device = null;
+
+        // 4 MB segments: the log then asks for a checkpoint only at 16 MB, and the reopened store replays the whole batch.
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        options.SegmentSizeBits = 22;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner,
+        };
+        var batch = Enumerable.Range(0, 12_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2, 1_000))).ToList();
+        await using (var store = new FasterRecordStore(settings, NullLogger.Instance))
+        {
+            device!.HoldWrites();
+            Task others = WriteAsync(store, Enumerable.Range(20_000, 400), size: 100);
+            Task written = store.ApplyBatchAsync(batch).AsTask();
+            try
+            {
+                // A failed append leaves the log's tail at the start of the page it could not have.
+                await Eventually.TrueAsync(() => store.WriteAheadLog!.TailAddress >= 8 * PageSize, () => $"the log's memory never filled (tail {store.WriteAheadLog!.TailAddress})");
+                Assert.False(written.IsCompleted);
+            }
+            finally
+            {
+                device.ReleaseWrites();
+            }
+
+            await Task.WhenAll(written, others).WaitAsync(TimeSpan.FromSeconds(60));
+            Assert.Equal(0, store.Checkpointer!.CheckpointCount);
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        options.LogDirectory = image.Path;
+        await using var recovered = StoreFactory.Open(options);
+        for (int i = 0; i < 12_000; i += 7)
+        {
+            Assert.Equal(Value(i, 2, 1_000), await ReadAsync(recovered, i));
+        }
+
+        for (int i = 20_000; i < 20_400; i++)
+        {
+            Assert.Equal(Value(i, 1, 100), await ReadAsync(recovered, i));
+        }
     }
 
     [Fact]
