@@ -215,10 +215,10 @@ internal static class CheckpointInspector
             throw new StoreFileCorruptedException(metadataPath, "the checkpoint metadata does not parse or fails FASTER's checksum", e);
         }
 
-        long? walPosition;
+        WalPosition? walPosition;
         try
         {
-            walPosition = WalPosition.TryRead(cookie.Length == 0 ? null : Convert.FromBase64String(cookie), out long position) ? position : null;
+            walPosition = WalPosition.TryRead(cookie.Length == 0 ? null : Convert.FromBase64String(cookie), out WalPosition position) ? position : null;
         }
         catch (FormatException e)
         {

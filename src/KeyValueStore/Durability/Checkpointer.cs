@@ -278,7 +278,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         Guid token;
-        long walPosition = 0;
+        WalPosition? walPosition = null;
         try
         {
             _fault.ThrowIfFaulted();
@@ -287,9 +287,9 @@ internal sealed class Checkpointer : IAsyncDisposable
             {
                 // Writers append to the log inside their barrier admission, so with the barrier drained the log's tail
                 // is exactly what this checkpoint will hold.
-                walPosition = writeAheadLog.TailAddress;
+                walPosition = writeAheadLog.Tail;
                 await writeAheadLog.CommitAsync().ConfigureAwait(false);
-                _store.CommitCookie = WalPosition.ToCookie(walPosition);
+                _store.CommitCookie = walPosition.Value.ToCookie();
             }
 
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
@@ -330,7 +330,10 @@ internal sealed class Checkpointer : IAsyncDisposable
         _checkpointFiles.DeleteReplacedCheckpoints();
 
         // The checkpoint is durable, recorded, and holds everything below the position: the log may drop it.
-        writeAheadLog?.TruncateUntil(walPosition);
+        if (walPosition is { } position)
+        {
+            writeAheadLog!.TruncateUntil(position);
+        }
 
         Interlocked.Increment(ref _checkpointCount);
         Log.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));

@@ -3,8 +3,8 @@ using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
 
-/// <summary>A recovered store's FASTER log and, when there is one, its write-ahead log and the address to replay it from.</summary>
-internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, long ReplayFrom)
+/// <summary>A recovered store's FASTER log and, when there is one, its write-ahead log and the position to replay it from.</summary>
+internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, WalPosition ReplayFrom)
 {
     /// <summary>Closes what recovery opened, for an open that fails after it; deletes nothing.</summary>
     public void Release()

@@ -8,5 +8,5 @@ namespace KeyValueStore.Durability;
 /// <param name="BeginAddress">The log's begin address when it was taken: segments below it are no longer needed.</param>
 /// <param name="FinalLogicalAddress">The log's tail in the checkpoint: everything below it was on disk when it completed.</param>
 /// <param name="MetadataPath">The checkpoint's metadata file.</param>
-/// <param name="WalPosition">The write-ahead log address the checkpoint holds everything before; null when it was taken without one.</param>
-internal sealed record RecoveryPoint(Guid Token, long Version, long BeginAddress, long FinalLogicalAddress, string MetadataPath, long? WalPosition);
+/// <param name="WalPosition">The write-ahead log position the checkpoint holds everything before; null when it was taken without one.</param>
+internal sealed record RecoveryPoint(Guid Token, long Version, long BeginAddress, long FinalLogicalAddress, string MetadataPath, WalPosition? WalPosition);

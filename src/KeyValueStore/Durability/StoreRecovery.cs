@@ -54,7 +54,7 @@ internal static class StoreRecovery
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
-        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, fault, logger, out long replayFrom);
+        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, fault, logger, out WalPosition replayFrom);
         if (point is null)
         {
             // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
@@ -107,13 +107,13 @@ internal static class StoreRecovery
     /// Opens the write-ahead log of a Commit-mode store, or the one a store reopened in another durable mode still has,
     /// and says where its replay starts. Null when there is none to open.
     /// </summary>
-    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger, out long replayFrom)
+    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger, out WalPosition replayFrom)
     {
-        replayFrom = 0;
+        replayFrom = default;
         bool exists = Directory.Exists(layout.WriteAheadLogDirectory);
-        if (point?.WalPosition is long recorded && !exists)
+        if (point?.WalPosition is { } recorded && !exists)
         {
-            throw new StoreFileCorruptedException(layout.WriteAheadLogDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded}");
+            throw new StoreFileCorruptedException(layout.WriteAheadLogDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded.Address}");
         }
 
         if (settings.Durability != DurabilityMode.Commit && !exists)
@@ -142,20 +142,20 @@ internal static class StoreRecovery
     /// Where replay starts: the position the recovered checkpoint recorded, or the log's beginning when it recorded
     /// none (there is no checkpoint, or it was taken before the store used a write-ahead log).
     /// </summary>
-    private static long ReplayStart(long? position, WriteAheadLog writeAheadLog)
+    private static WalPosition ReplayStart(WalPosition? position, WriteAheadLog writeAheadLog)
     {
-        if (position is not long from)
+        if (position is not { } from)
         {
-            return writeAheadLog.BeginAddress;
+            return writeAheadLog.Begin;
         }
 
-        if (from < writeAheadLog.BeginAddress || from > writeAheadLog.CommittedUntilAddress)
+        if (from.Address < writeAheadLog.BeginAddress || from.Address > writeAheadLog.CommittedUntilAddress)
         {
             // The log was committed up to the position before the checkpoint started, and dropped below it only after
             // the checkpoint completed: either way round, the log lost entries the checkpoint relies on.
             throw new StoreFileCorruptedException(
                 writeAheadLog.Directory,
-                $"the checkpoint holds the write-ahead log up to address {from}, but the log keeps only {writeAheadLog.BeginAddress} to {writeAheadLog.CommittedUntilAddress}");
+                $"the checkpoint holds the write-ahead log up to address {from.Address}, but the log keeps only {writeAheadLog.BeginAddress} to {writeAheadLog.CommittedUntilAddress}");
         }
 
         return from;

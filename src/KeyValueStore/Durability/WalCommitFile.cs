@@ -135,10 +135,11 @@ internal sealed class WalCommitFile : ILogCommitManager
     }
 
     /// <summary>
-    /// The address up to which the newest intact slot says the log was committed, or null when no slot holds one. The
-    /// log's true committed end is at or after it (slots are written at most every few milliseconds).
+    /// The address up to which the newest intact slot says the log was committed, and that commit's cookie
+    /// (<see cref="WalCommitCookie"/>; null in a new log's first slot), or null when no slot holds one. The log's true
+    /// committed end is at or after it (slots are written at most every few milliseconds).
     /// </summary>
-    public long? RecordedUntilAddress()
+    public (long UntilAddress, byte[]? Cookie)? RecordedCommit()
     {
         Slot? newest = null;
         foreach (Slot? slot in new[] { ReadSlot(0), ReadSlot(1) })
@@ -157,7 +158,7 @@ internal sealed class WalCommitFile : ILogCommitManager
         var info = default(FasterLogRecoveryInfo);
         using var reader = new BinaryReader(new MemoryStream(latest.Metadata));
         info.Initialize(reader);
-        return info.UntilAddress;
+        return (info.UntilAddress, info.Cookie);
     }
 
     /// <summary>The intact slots, newest first: FASTER recovers from the first it can load.</summary>
@@ -195,7 +196,7 @@ internal sealed class WalCommitFile : ILogCommitManager
         int length = HeaderSize + metadata.Length + CrcSize;
         if (length > SlotSize)
         {
-            // FASTER's metadata for a log with no named iterators and no cookie is under 100 bytes.
+            // FASTER's metadata for a log with no named iterators and a WalCommitCookie is under 150 bytes.
             throw new InvalidOperationException($"Write-ahead log commit metadata of {metadata.Length} bytes does not fit a {SlotSize}-byte slot.");
         }
 

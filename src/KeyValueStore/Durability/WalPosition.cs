@@ -5,34 +5,39 @@ using KeyValueStore.Storage;
 namespace KeyValueStore.Durability;
 
 /// <summary>
-/// The write-ahead log address a checkpoint holds everything before, stored as the checkpoint's commit cookie: recovery
-/// restores the checkpoint, then replays the log from here.
+/// A point in the write-ahead log: the address of <paramref name="Address"/> and the sequence number
+/// (<see cref="WalFragment"/>) of the first entry at or after it. A checkpoint stores the position it holds everything
+/// before as its commit cookie: recovery restores the checkpoint, then replays the log from here, and the first entry
+/// replayed must carry <paramref name="NextSequence"/>.
 /// </summary>
 /// <remarks>
 /// FASTER appends the cookie to the checkpoint's metadata outside the metadata's own checksum, so it carries its own:
-/// magic "KVWP" (4 bytes), format 1 (4), the address (8), CRC-32C of those (4).
+/// magic "KVWP" (4 bytes), format 2 (4), the address (8), the sequence number (8), CRC-32C of those (4).
 /// </remarks>
-internal static class WalPosition
+/// <param name="Address">The log address.</param>
+/// <param name="NextSequence">The sequence number of the first entry at or after <paramref name="Address"/>.</param>
+internal readonly record struct WalPosition(long Address, long NextSequence)
 {
     private const uint Magic = 0x5057564B; // "KVWP", little-endian
-    private const int Format = 1;
-    private const int Size = 20;
+    private const int Format = 2;
+    private const int Size = 28;
 
-    public static byte[] ToCookie(long address)
+    public byte[] ToCookie()
     {
         byte[] cookie = new byte[Size];
         BinaryPrimitives.WriteUInt32LittleEndian(cookie, Magic);
         BinaryPrimitives.WriteInt32LittleEndian(cookie.AsSpan(4), Format);
-        BinaryPrimitives.WriteInt64LittleEndian(cookie.AsSpan(8), address);
-        BinaryPrimitives.WriteUInt32LittleEndian(cookie.AsSpan(16), Crc32C.Compute(cookie.AsSpan(0, 16), 0));
+        BinaryPrimitives.WriteInt64LittleEndian(cookie.AsSpan(8), Address);
+        BinaryPrimitives.WriteInt64LittleEndian(cookie.AsSpan(16), NextSequence);
+        BinaryPrimitives.WriteUInt32LittleEndian(cookie.AsSpan(24), Crc32C.Compute(cookie.AsSpan(0, 24), 0));
         return cookie;
     }
 
-    /// <summary>Reads the address from a recovered cookie; false when the checkpoint has none (taken without a write-ahead log).</summary>
-    /// <exception cref="FormatException">The cookie is not one this class wrote, or is damaged.</exception>
-    public static bool TryRead(byte[]? cookie, out long address)
+    /// <summary>Reads the position from a recovered cookie; false when the checkpoint has none (taken without a write-ahead log).</summary>
+    /// <exception cref="FormatException">The cookie is not one this type wrote, or is damaged.</exception>
+    public static bool TryRead(byte[]? cookie, out WalPosition position)
     {
-        address = 0;
+        position = default;
         if (cookie is null || cookie.Length == 0)
         {
             return false;
@@ -41,12 +46,12 @@ internal static class WalPosition
         if (cookie.Length != Size
             || BinaryPrimitives.ReadUInt32LittleEndian(cookie) != Magic
             || BinaryPrimitives.ReadInt32LittleEndian(cookie.AsSpan(4)) != Format
-            || BinaryPrimitives.ReadUInt32LittleEndian(cookie.AsSpan(16)) != Crc32C.Compute(cookie.AsSpan(0, 16), 0))
+            || BinaryPrimitives.ReadUInt32LittleEndian(cookie.AsSpan(24)) != Crc32C.Compute(cookie.AsSpan(0, 24), 0))
         {
             throw new FormatException($"its write-ahead log position ({cookie.Length} bytes) is damaged or of an unknown format");
         }
 
-        address = BinaryPrimitives.ReadInt64LittleEndian(cookie.AsSpan(8));
+        position = new WalPosition(BinaryPrimitives.ReadInt64LittleEndian(cookie.AsSpan(8)), BinaryPrimitives.ReadInt64LittleEndian(cookie.AsSpan(16)));
         return true;
     }
 }

@@ -12,16 +12,17 @@ internal sealed class WalTransactionAssembler
     /// <summary>Gets how many transactions have a first piece but no last piece yet.</summary>
     public int IncompleteCount => _open.Count;
 
-    /// <summary>Adds the entry at <paramref name="address"/>; returns the transaction it completes, if any.</summary>
+    /// <summary>
+    /// Adds the entry at <paramref name="address"/>, whose header (<see cref="WalFragment.ReadHeader"/>) gave
+    /// <paramref name="kind"/> and <paramref name="firstAddress"/>; returns the transaction it completes, if any.
+    /// </summary>
     /// <remarks>
-    /// A transaction in one entry (nearly all of them) is returned as a slice of <paramref name="entry"/>, not a copy:
-    /// use it before reusing the entry's buffer.
+    /// A transaction in one entry (nearly all of them) is returned as <paramref name="payload"/> itself, not a copy: use
+    /// it before reusing the entry's buffer.
     /// </remarks>
-    /// <exception cref="FormatException">The entry is not a fragment, or continues a transaction that never began.</exception>
-    public bool TryAdd(long address, ReadOnlyMemory<byte> entry, out ReadOnlyMemory<byte> transaction)
+    /// <exception cref="FormatException">The entry continues a transaction that never began.</exception>
+    public bool TryAdd(long address, WalFragmentKind kind, long firstAddress, ReadOnlyMemory<byte> payload, out ReadOnlyMemory<byte> transaction)
     {
-        (WalFragmentKind kind, long firstAddress) = WalFragment.ReadHeader(entry.Span);
-        ReadOnlyMemory<byte> payload = entry[WalFragment.HeaderSize..];
         transaction = default;
         switch (kind)
         {

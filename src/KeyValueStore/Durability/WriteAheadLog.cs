@@ -31,6 +31,16 @@ namespace KeyValueStore.Durability;
 /// size and batch size. A writer appends while it holds its keys' stripes and its write-barrier admission: per key, the
 /// log's order is the store's order, and a checkpoint, which drains the barrier first, falls between transactions.
 /// </para>
+/// <para>
+/// Every entry carries a sequence number, consecutive in log order, and every commit records the last one it covers
+/// (<see cref="WalCommitCookie"/>): replay checks that it reads them all. FASTER's scan reads a damaged entry header of
+/// zero as the padding at a page's end and skips the rest of the page without an error; without the numbers, the store
+/// would open without acknowledged writes. Numbers and addresses are given out together under one lock, and commits
+/// start under it, so the numbers follow the addresses and a commit's cookie is exact. The lock is held for a copy into
+/// the log's memory; a writer that finds that memory full of pages still being flushed waits outside it. Only a commit
+/// started while the memory is full waits under it, inside FASTER, until the oldest page is flushed; the writers it
+/// holds up block their threads meanwhile, though they could not have appended either.
+/// </para>
 /// </remarks>
 internal sealed class WriteAheadLog : IAsyncDisposable
 {
@@ -57,11 +67,20 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private Task _groupCommits = Task.CompletedTask;
     private readonly StoreFault _fault;
+    private readonly WalCommitCookie _recovered;
+    private readonly object _appendLock = new();
+    private long _nextSequence;
+    private long _beginSequence;
+    private (long Tail, long BeginAddress, long CommitNum) _lastCommit;
     private long _commitCount;
     private int _disposed;
 
-    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
+    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, WalCommitCookie recovered, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
     {
+        _recovered = recovered;
+        _nextSequence = recovered.NextSequence;
+        _beginSequence = recovered.BeginSequence;
+        _lastCommit = (log.CommittedUntilAddress, log.BeginAddress, 0);
         _fault = fault;
         _wrapDevice = wrapDevice;
         _directory = directory;
@@ -80,6 +99,30 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
     /// <summary>Gets the address the next entry will get.</summary>
     public long TailAddress => _log.TailAddress;
+
+    /// <summary>Gets the log's tail and the sequence number the next entry will get: what a checkpoint taken now holds.</summary>
+    public WalPosition Tail
+    {
+        get
+        {
+            lock (_appendLock)
+            {
+                return new WalPosition(_log.TailAddress, _nextSequence);
+            }
+        }
+    }
+
+    /// <summary>Gets the log's begin address and the sequence number of the first entry there.</summary>
+    public WalPosition Begin
+    {
+        get
+        {
+            lock (_appendLock)
+            {
+                return new WalPosition(_log.BeginAddress, _beginSequence);
+            }
+        }
+    }
 
     /// <summary>
     /// Gets whether the log holds four segments or more: a checkpoint then lets it drop them, so the log's files stay
@@ -151,12 +194,20 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log could not be recovered to its latest commit ({e.Message})", e);
             }
 
-            long recordedUntil = commits.RecordedUntilAddress() ?? 0;
-            long? tornAt = dropTornTail && !fault.IsFaulted ? FirstTornEntry(log, Math.Max(recordedUntil, log.BeginAddress), log.CommittedUntilAddress) : null;
+            WalCommitCookie recovered = ReadCookie(commits, log.RecoveredCookie);
+            (long recordedUntil, byte[]? recordedCookie) = commits.RecordedCommit() ?? (0, null);
+            long? tornAt = null;
+            if (dropTornTail && !fault.IsFaulted)
+            {
+                // The newest metadata says how many entries lie before its address: the torn-tail scan starts counting there.
+                long? sequence = recordedUntil >= log.BeginAddress ? ReadCookie(commits, recordedCookie).NextSequence : null;
+                tornAt = FirstTornEntry(log, Math.Max(recordedUntil, log.BeginAddress), log.CommittedUntilAddress, sequence);
+            }
+
             if (tornAt is not long torn)
             {
                 EnsureSegmentsHold(directory, segmentSizeBits, log.BeginAddress, Math.Max(log.CommittedUntilAddress, recordedUntil));
-                return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, fault, logger, wrapDevice);
+                return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, recovered, fault, logger, wrapDevice);
             }
 
             long foundEnd = log.CommittedUntilAddress;
@@ -179,9 +230,23 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         return Open(directory, segmentSizeBits, fault, logger, wrapDevice, dropTornTail: false);
     }
 
+    /// <summary>Reads a commit's cookie (<see cref="WalCommitCookie"/>), reporting a damaged one as the commit file's.</summary>
+    private static WalCommitCookie ReadCookie(WalCommitFile commits, byte[]? cookie)
+    {
+        try
+        {
+            return WalCommitCookie.Read(cookie);
+        }
+        catch (FormatException e)
+        {
+            throw new StoreFileCorruptedException(commits.Path, $"the write-ahead log's latest commit cannot be used: {e.Message}", e);
+        }
+    }
+
     /// <summary>
     /// Finds the first entry between <paramref name="from"/> (where the newest commit metadata says the log was
-    /// committed) and the committed end FASTER's recovery found that fails its checksum: the torn tail of a crash.
+    /// committed) and the committed end FASTER's recovery found that fails its checksum, or where FASTER's scan skipped
+    /// entries: the torn tail of a crash.
     /// </summary>
     /// <remarks>
     /// A crash while a flush is in flight can leave part of it on disk: some sectors new, some not, in any order. FASTER's
@@ -190,8 +255,16 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// torn flush whose earlier entries are incomplete. Nothing of that flush was acknowledged (its write never
     /// completed), so the log ends before the first such entry. An entry damaged before the metadata's address is not a
     /// torn tail (metadata is written only after the entries it covers are on disk) and replay reports it.
+    /// <para>
+    /// A sector the torn flush left as zeros can also fall on an entry's header, which FASTER's scan (recovery's too) reads
+    /// as a page's padding: it goes on at the next page, and finds the commit records there. The sequence numbers show
+    /// the gap (<paramref name="nextSequence"/>, the number of the first entry at <paramref name="from"/>, when known);
+    /// the log then ends where the scan went on, at the start of that page, which keeps every commit record before the
+    /// zeros. An entry that fails its CRC ends the log at its own address, for the same reason: the scan steps over
+    /// commit records without returning them, and one just before the damage may have acknowledged writes.
+    /// </para>
     /// </remarks>
-    private static long? FirstTornEntry(FasterLog log, long from, long until)
+    private static long? FirstTornEntry(FasterLog log, long from, long until, long? nextSequence)
     {
         if (until <= from)
         {
@@ -199,20 +272,38 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         }
 
         using FasterLogScanIterator entries = log.Scan(from, until, recover: false);
+        long previous = from - 1;
         while (true)
         {
             long at = entries.NextAddress;
             IMemoryOwner<byte>? entry = null;
             try
             {
-                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out _))
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address))
                 {
                     return null;
                 }
 
-                WalFragment.ReadHeader(entry.Memory.Span[..length]);
+                long sequence;
+                try
+                {
+                    sequence = WalFragment.ReadHeader(entry.Memory.Span[..length]).Sequence;
+                }
+                catch (FormatException)
+                {
+                    return address;
+                }
+
+                if (nextSequence is long expected && sequence != expected)
+                {
+                    long page = PageStart(address);
+                    return page > previous ? page : address;
+                }
+
+                nextSequence = sequence + 1;
+                previous = address;
             }
-            catch (Exception e) when (e is FormatException or FasterException or ArgumentException or IndexOutOfRangeException or OverflowException)
+            catch (Exception e) when (e is FasterException or ArgumentException or IndexOutOfRangeException or OverflowException)
             {
                 return at;
             }
@@ -222,6 +313,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             }
         }
     }
+
+    private static long PageStart(long address) => address & ~((1L << PageSizeBits) - 1);
 
     /// <summary>
     /// Every segment file from the log's begin address to its committed end must be there, and long enough. FASTER's
@@ -256,8 +349,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// Checks that every committed entry from <paramref name="from"/> on reads back and decodes, without applying
     /// anything: a damaged log is then reported before any file of the store is changed.
     /// </summary>
-    /// <exception cref="StoreFileCorruptedException">An entry fails its checksum or does not decode.</exception>
-    public Task VerifyAsync(long from) => ReplayAsync(from, static _ => ValueTask.CompletedTask);
+    /// <exception cref="StoreFileCorruptedException">An entry fails its checksum or does not decode, or entries are missing.</exception>
+    public Task VerifyAsync(WalPosition from) => ReplayAsync(from, static _ => ValueTask.CompletedTask);
 
     /// <summary>
     /// Returns the log ready for appending: when a crash left bytes after the committed end (<see cref="WalTailScrubber"/>
@@ -314,8 +407,8 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
         byte[] entry = ArrayPool<byte>.Shared.Rent(WalFragment.HeaderSize + payloadSize);
         int length = WalFragment.HeaderSize + WalTransaction.Write(entry.AsSpan(WalFragment.HeaderSize), key.Span, value.Span, isDelete);
-        WalFragment.WriteHeader(entry, length, WalFragmentKind.Whole, 0);
-        return EnqueueAndReturnAsync(entry, length);
+        uint crc = WalFragment.WriteHeader(entry, length, WalFragmentKind.Whole, 0);
+        return EnqueueAndReturnAsync(entry, length, crc);
     }
 
     /// <summary>Appends the writes of one atomic batch as one transaction; returns the address of its last entry.</summary>
@@ -368,14 +461,44 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         ThrowIfFaulted();
         try
         {
-            await _log.CommitAsync().ConfigureAwait(false);
+            (long tail, long commitNum, bool started) = StartCommit();
+            await _log.WaitForCommitAsync(tail, commitNum).ConfigureAwait(false);
+            if (started)
+            {
+                Interlocked.Increment(ref _commitCount);
+            }
         }
         catch (CommitFailureException e)
         {
             throw Fault(e);
         }
+    }
 
-        Interlocked.Increment(ref _commitCount);
+    /// <summary>
+    /// Starts a commit of everything appended so far, with the last sequence number in its cookie, and returns what to wait
+    /// for. When nothing was appended and the begin address has not moved since the last commit started, returns that
+    /// commit instead: with a cookie, FASTER would write and flush a commit record even for nothing.
+    /// </summary>
+    private (long Tail, long CommitNum, bool Started) StartCommit()
+    {
+        lock (_appendLock)
+        {
+            if (_log.TailAddress == _lastCommit.Tail && _log.BeginAddress == _lastCommit.BeginAddress)
+            {
+                return (_lastCommit.Tail, _lastCommit.CommitNum, false);
+            }
+
+            // Under the lock, so no entry is appended between reading the last sequence number and the commit record.
+            long beginAddress = _log.BeginAddress;
+            byte[] cookie = new WalCommitCookie(_beginSequence, _nextSequence - 1).ToBytes();
+            if (!_log.CommitStrongly(out long tail, out long commitNum, spinWait: false, cookie))
+            {
+                throw new InvalidOperationException($"The write-ahead log refused a commit at tail {_log.TailAddress}.");
+            }
+
+            _lastCommit = (tail, beginAddress, commitNum);
+            return (tail, commitNum, true);
+        }
     }
 
     private async ValueTask WaitOrFaultAsync(ValueTask wait)
@@ -388,6 +511,10 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         {
             throw Fault(e);
         }
+        catch (OperationCanceledException) when (_fault.IsFaulted)
+        {
+            throw _fault.ToException();
+        }
     }
 
     /// <summary>Records the first failure (later writes are fenced off by it) and returns the exception for the caller.</summary>
@@ -397,32 +524,57 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         return _fault.ToException();
     }
 
-    /// <summary>Lets the log drop entries below <paramref name="address"/>; their files go with a later commit.</summary>
-    public void TruncateUntil(long address) => _log.TruncateUntil(address);
+    /// <summary>Lets the log drop entries below <paramref name="position"/>; their files go with a later commit.</summary>
+    public void TruncateUntil(WalPosition position)
+    {
+        lock (_appendLock)
+        {
+            // Under the lock: a commit records the begin address and its sequence number together.
+            if (position.Address > _log.BeginAddress)
+            {
+                _log.TruncateUntil(position.Address);
+                _beginSequence = position.NextSequence;
+            }
+        }
+    }
 
     /// <summary>
     /// Reads the committed transactions from <paramref name="from"/> on, in log order, and hands each to <paramref name="apply"/>.
-    /// A transaction whose last piece is missing (the writer was not acknowledged) is left out.
+    /// A transaction whose last piece is missing (the writer was not acknowledged) is left out. Call before anything is
+    /// appended: the entries must run from <paramref name="from"/>'s sequence number to the last one the recovered commit covers.
     /// </summary>
-    /// <exception cref="StoreFileCorruptedException">An entry before the committed end fails its checksum or is not a valid entry.</exception>
-    public async Task<WalReplayResult> ReplayAsync(long from, Func<IReadOnlyList<BatchWrite>, ValueTask> apply)
+    /// <exception cref="StoreFileCorruptedException">
+    /// An entry before the committed end fails its checksum or is not a valid entry, or entries are missing.
+    /// </exception>
+    public async Task<WalReplayResult> ReplayAsync(WalPosition from, Func<IReadOnlyList<BatchWrite>, ValueTask> apply)
     {
         var assembler = new WalTransactionAssembler();
         long transactions = 0;
         long writes = 0;
-        using FasterLogScanIterator entries = _log.Scan(from, _log.CommittedUntilAddress, recover: false);
+        long nextSequence = from.NextSequence;
+        long end = from.Address;
+        using FasterLogScanIterator entries = _log.Scan(from.Address, _log.CommittedUntilAddress, recover: false);
         while (true)
         {
             IMemoryOwner<byte>? entry = null;
             try
             {
-                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address))
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address, out long next))
                 {
                     break;
                 }
 
+                (WalFragmentKind kind, long firstAddress, long sequence) = WalFragment.ReadHeader(entry.Memory.Span[..length]);
+                if (sequence != nextSequence)
+                {
+                    throw Missing(nextSequence, sequence - 1, end, address);
+                }
+
+                nextSequence++;
+                end = next;
+
                 // The transaction may point into the entry's buffer: it is applied before the buffer goes back.
-                if (assembler.TryAdd(address, entry.Memory[..length], out ReadOnlyMemory<byte> transaction))
+                if (assembler.TryAdd(address, kind, firstAddress, entry.Memory[WalFragment.HeaderSize..length], out ReadOnlyMemory<byte> transaction))
                 {
                     List<BatchWrite> decoded = WalTransaction.Read(transaction);
                     await apply(decoded).ConfigureAwait(false);
@@ -449,8 +601,25 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 $"the write-ahead log's entries end at address {entries.NextAddress}, before its committed end {_log.CommittedUntilAddress}: this segment file is missing or cut short");
         }
 
+        // Entries skipped on the last page the scan read take it past the committed end: only the commit's count shows them.
+        if (_recovered.LastSequence >= nextSequence)
+        {
+            throw Missing(nextSequence, _recovered.LastSequence, end, _log.CommittedUntilAddress);
+        }
+
         return new WalReplayResult(transactions, writes, assembler.IncompleteCount);
     }
+
+    /// <summary>
+    /// The error for committed entries FASTER's scan skipped: an entry header damaged to read as zero, which the scan takes
+    /// for the padding at a page's end, so that it goes on at the next page.
+    /// </summary>
+    private StoreFileCorruptedException Missing(long firstMissing, long lastMissing, long after, long before) =>
+        new(
+            SegmentPathOf(after),
+            firstMissing <= lastMissing
+                ? $"the write-ahead log entries numbered {firstMissing} to {lastMissing} are missing between addresses {after} and {before}: an entry header there is damaged"
+                : $"the write-ahead log entry at address {before} is numbered {lastMissing + 1}, but {firstMissing} was next: the log's order is damaged");
 
     /// <summary>
     /// What FASTER's log throws when it reads damaged bytes: besides its own exceptions, a damaged length reaches .NET
@@ -494,21 +663,91 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     {
         byte[] entry = ArrayPool<byte>.Shared.Rent(WalFragment.HeaderSize + payload.Length);
         payload.Span.CopyTo(entry.AsSpan(WalFragment.HeaderSize));
-        WalFragment.WriteHeader(entry, WalFragment.HeaderSize + payload.Length, kind, first);
-        return await EnqueueAndReturnAsync(entry, WalFragment.HeaderSize + payload.Length).ConfigureAwait(false);
+        uint crc = WalFragment.WriteHeader(entry, WalFragment.HeaderSize + payload.Length, kind, first);
+        return await EnqueueAndReturnAsync(entry, WalFragment.HeaderSize + payload.Length, crc).ConfigureAwait(false);
     }
 
-    /// <summary>Appends <paramref name="entry"/>'s first <paramref name="length"/> bytes, then returns the rented buffer.</summary>
-    private async ValueTask<long> EnqueueAndReturnAsync(byte[] entry, int length)
+    /// <summary>
+    /// Numbers and appends <paramref name="entry"/>'s first <paramref name="length"/> bytes (<paramref name="crc"/>: what
+    /// <see cref="WalFragment.WriteHeader"/> returned), then returns the rented buffer.
+    /// </summary>
+    private ValueTask<long> EnqueueAndReturnAsync(byte[] entry, int length, uint crc)
+    {
+        bool appended;
+        long address;
+        try
+        {
+            appended = TryEnqueue(entry, length, crc, out address, out _);
+        }
+        catch
+        {
+            ArrayPool<byte>.Shared.Return(entry);
+            throw;
+        }
+
+        if (!appended)
+        {
+            return EnqueueWhenFlushedAsync(entry, length, crc);
+        }
+
+        ArrayPool<byte>.Shared.Return(entry);
+        return ValueTask.FromResult(address);
+    }
+
+    /// <summary>
+    /// Appends once the log's memory, full of pages still being flushed, has room: each try that fails waits for a commit
+    /// of everything before it, which flushes those pages. Returns the rented buffer.
+    /// </summary>
+    private async ValueTask<long> EnqueueWhenFlushedAsync(byte[] entry, int length, uint crc)
     {
         try
         {
-            // Copies the bytes into the log's memory; waits only when that memory is full of pages still being flushed.
-            return await _log.EnqueueAsync(entry.AsMemory(0, length)).ConfigureAwait(false);
+            while (true)
+            {
+                ThrowIfFaulted();
+                if (TryEnqueue(entry, length, crc, out long address, out long tail))
+                {
+                    return address;
+                }
+
+                // Abandoned when the store faults: a failed write of the store's segments stops the group commits.
+                _commitRequested.Writer.TryWrite(true);
+                ValueTask flushed = _log.WaitForCommitAsync(tail, commitNum: 0, _fault.Token);
+                if (flushed.IsCompletedSuccessfully)
+                {
+                    // The pages were flushed between the try and the wait; let them be closed before the next try.
+                    await Task.Yield();
+                }
+                else
+                {
+                    await WaitOrFaultAsync(flushed).ConfigureAwait(false);
+                }
+            }
         }
         finally
         {
             ArrayPool<byte>.Shared.Return(entry);
+        }
+    }
+
+    /// <summary>
+    /// Gives the entry the next sequence number and copies it into the log's memory, both under the append lock, so the
+    /// numbers follow the addresses. False, with the log's tail, when that memory is full of pages still being flushed.
+    /// </summary>
+    private bool TryEnqueue(byte[] entry, int length, uint crc, out long address, out long tail)
+    {
+        lock (_appendLock)
+        {
+            WalFragment.Seal(entry, _nextSequence, crc);
+            if (_log.TryEnqueue(entry.AsSpan(0, length), out address))
+            {
+                _nextSequence++;
+                tail = 0;
+                return true;
+            }
+
+            tail = _log.TailAddress;
+            return false;
         }
     }
 

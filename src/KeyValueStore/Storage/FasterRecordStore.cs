@@ -346,7 +346,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// Replays the write-ahead log into the recovered store, before any caller can see it. A store no longer in Commit
     /// mode then checkpoints everything and deletes the log. A damaged log releases the store's files and throws.
     /// </summary>
-    private void ReplayOrRelease(WriteAheadLog writeAheadLog, long from, DurabilityMode durability, TimeProvider timeProvider)
+    private void ReplayOrRelease(WriteAheadLog writeAheadLog, WalPosition from, DurabilityMode durability, TimeProvider timeProvider)
     {
         try
         {
@@ -356,7 +356,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             // Off the caller's synchronization context: replay awaits FASTER, and a constructor cannot be async.
             WalReplayResult replayed = Task.Run(() => writeAheadLog.ReplayAsync(from, ApplyReplayedAsync)).GetAwaiter().GetResult();
             _fault.ThrowIfFaulted();
-            Log.WriteAheadLogReplayed(_logger, from, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
+            Log.WriteAheadLogReplayed(_logger, from.Address, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
             if (durability != DurabilityMode.Commit)
             {
                 Task.Run(() => _checkpointer!.RetireWriteAheadLogAsync()).GetAwaiter().GetResult();
@@ -546,7 +546,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         StoreFileLock? Lock,
         CheckpointDeviceFactory? CheckpointFiles = null,
         WriteAheadLog? WriteAheadLog = null,
-        long ReplayFrom = 0)
+        WalPosition ReplayFrom = default)
     {
         /// <summary>Wraps a caller's FasterKV; rejects durable settings before any session or timer exists.</summary>
         public static OwnedLog Supplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings)

@@ -42,12 +42,12 @@ public class WalFormatTests
     {
         var assembler = new WalTransactionAssembler();
         var completed = new List<byte[]>();
+        long sequence = 0;
         void Add(long address, WalFragmentKind kind, long first, params byte[] payload)
         {
-            byte[] entry = new byte[WalFragment.HeaderSize + payload.Length];
-            payload.CopyTo(entry, WalFragment.HeaderSize);
-            WalFragment.WriteHeader(entry, entry.Length, kind, first);
-            if (assembler.TryAdd(address, entry, out ReadOnlyMemory<byte> transaction))
+            byte[] entry = Entry(kind, first, sequence++, payload);
+            (WalFragmentKind readKind, long readFirst, _) = WalFragment.ReadHeader(entry);
+            if (assembler.TryAdd(address, readKind, readFirst, entry.AsMemory(WalFragment.HeaderSize), out ReadOnlyMemory<byte> transaction))
             {
                 completed.Add(transaction.ToArray());
             }
@@ -64,26 +64,59 @@ public class WalFormatTests
     }
 
     [Fact]
-    public void TheAssembler_RefusesAPieceOfATransactionThatNeverBegan_AndAPieceThatFailsItsChecksum()
+    public void TheAssembler_RefusesAPieceOfATransactionThatNeverBegan()
     {
         var assembler = new WalTransactionAssembler();
-        byte[] orphan = new byte[WalFragment.HeaderSize + 1];
-        WalFragment.WriteHeader(orphan, orphan.Length, WalFragmentKind.Last, 64);
-        byte[] damaged = new byte[WalFragment.HeaderSize + 1];
-        WalFragment.WriteHeader(damaged, damaged.Length, WalFragmentKind.Whole, 0);
-        damaged[^1] ^= 1;
 
-        Assert.Throws<FormatException>(() => assembler.TryAdd(128, orphan, out _));
-        Assert.Throws<FormatException>(() => assembler.TryAdd(256, damaged, out _));
+        Assert.Throws<FormatException>(() => assembler.TryAdd(128, WalFragmentKind.Last, 64, new byte[] { 1 }, out _));
+    }
+
+    [Fact]
+    public void AnEntryHeader_RoundTrips_WithItsSequenceNumber()
+    {
+        byte[] entry = Entry(WalFragmentKind.Middle, 4_096, 1_234_567_890_123, 9, 8, 7);
+
+        Assert.Equal(WalFragment.HeaderSize + 3, entry.Length);
+        Assert.Equal((WalFragmentKind.Middle, 4_096L, 1_234_567_890_123L), WalFragment.ReadHeader(entry));
+    }
+
+    /// <summary>The CRC covers every byte after itself: the first piece's address, the sequence number and the payload.</summary>
+    [Theory]
+    [InlineData(8)]
+    [InlineData(15)]
+    [InlineData(16)]
+    [InlineData(23)]
+    [InlineData(24)]
+    [InlineData(26)]
+    public void AnEntry_FailsItsChecksum_WhenAnyByteAfterTheChecksumChanges(int offset)
+    {
+        byte[] entry = Entry(WalFragmentKind.Whole, 0, 42, 1, 2, 3);
+        entry[offset] ^= 1;
+
+        Assert.Throws<FormatException>(() => WalFragment.ReadHeader(entry));
+    }
+
+    [Fact]
+    public void TheCommitCookie_RoundTrips_AndADamagedOneIsRefused()
+    {
+        byte[] cookie = new WalCommitCookie(17, 123_456_789).ToBytes();
+
+        Assert.Equal(new WalCommitCookie(17, 123_456_789), WalCommitCookie.Read(cookie));
+        Assert.Equal(123_456_790, WalCommitCookie.Read(cookie).NextSequence);
+        Assert.Equal(WalCommitCookie.None, WalCommitCookie.Read(null));
+        Assert.Equal(0, WalCommitCookie.None.NextSequence);
+        cookie[17] ^= 1;
+        Assert.Throws<FormatException>(() => WalCommitCookie.Read(cookie));
+        Assert.Throws<FormatException>(() => WalCommitCookie.Read(new WalPosition(1, 2).ToCookie()));
     }
 
     [Fact]
     public void TheLogPosition_RoundTrips_AndADamagedOneIsRefused()
     {
-        byte[] cookie = WalPosition.ToCookie(123_456_789);
+        byte[] cookie = new WalPosition(123_456_789, 4_242).ToCookie();
 
-        Assert.True(WalPosition.TryRead(cookie, out long address));
-        Assert.Equal(123_456_789, address);
+        Assert.True(WalPosition.TryRead(cookie, out WalPosition position));
+        Assert.Equal(new WalPosition(123_456_789, 4_242), position);
         Assert.False(WalPosition.TryRead(null, out _));
         cookie[9] ^= 1;
         Assert.Throws<FormatException>(() => WalPosition.TryRead(cookie, out _));
@@ -139,6 +172,14 @@ public class WalFormatTests
         var error = Assert.Throws<StoreFileCorruptedException>(() => commits.EnsureStart(64, logHasSegments: true));
 
         Assert.Equal(commits.Path, error.FilePath);
+    }
+
+    private static byte[] Entry(WalFragmentKind kind, long first, long sequence, params byte[] payload)
+    {
+        byte[] entry = new byte[WalFragment.HeaderSize + payload.Length];
+        payload.CopyTo(entry, WalFragment.HeaderSize);
+        WalFragment.Seal(entry, sequence, WalFragment.WriteHeader(entry, entry.Length, kind, first));
+        return entry;
     }
 
     private static string Describe(BatchWrite write) =>

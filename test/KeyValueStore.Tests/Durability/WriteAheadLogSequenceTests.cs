@@ -1,0 +1,410 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading.Tasks;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
+using static KeyValueStore.Tests.Durability.DurableStores;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>
+/// The write-ahead log's sequence numbers: entries FASTER's scan skips without an error are reported by name, and the
+/// numbering goes on across reopens without false alarms.
+/// </summary>
+/// <remarks>
+/// FASTER's log with a checksum per entry frames each entry with an 8-byte checksum and a 4-byte length (negative for
+/// its commit records), then the entry, padded to 4 bytes. A length of zero reads as the padding at a page's end: the
+/// scan goes on at the next page. With these options a segment file holds one 1 MB page of the log.
+/// </remarks>
+public class WriteAheadLogSequenceTests
+{
+    private const int FasterHeaderSize = 12;
+    private const int PageSize = 1 << 20;
+    private const int FirstAddress = 64;
+    private const int TornTailDroppedEvent = 30;
+
+    [Fact]
+    public async Task AnEntryHeaderReadingAsZero_InThePageBeforeOthers_IsReportedByName_AndNothingIsChanged()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            // About 1.7 MB of entries: the log's first page fills, the second holds the rest.
+            await WriteAsync(store, Enumerable.Range(0, 1_600), size: 1_000);
+            await CommitMetadataPastTheDamageAsync(store);
+            Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the log must run on into a second page");
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        string segment = Segment(image.Path, 0);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        Assert.True(entries.Count > 500, $"only {entries.Count} entries on the first page");
+        ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
+        var before = Snapshot(image.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
+        // FASTER opens an empty segment file ahead of the log's tail; every file that holds data is as it was.
+        Assert.Empty(before.Except(Snapshot(image.Path)));
+    }
+
+    /// <summary>
+    /// On the last page the scan reads, the jump to the next page takes it past the committed end, so it ends as a
+    /// complete scan would: only the commit's count of entries shows the loss.
+    /// </summary>
+    [Fact]
+    public async Task AnEntryHeaderReadingAsZero_OnTheLastPage_IsReportedByName()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 300), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            Assert.True(store.WriteAheadLog!.CommittedUntilAddress < PageSize, "the log must fit its first page");
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        string segment = Segment(image.Path, 0);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
+    }
+
+    /// <summary>The checkpoint records the sequence number at its position: damage to the first entry after it is seen too.</summary>
+    [Fact]
+    public async Task TheFirstEntryAfterTheCheckpoint_ReadingAsZero_IsReportedByName()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await store.CheckpointAsync();
+            await WriteAsync(store, Enumerable.Range(1_000, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        string segment = Segment(image.Path, 0);
+        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        ZeroFasterHeader(segment, offset);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// After the newest commit metadata, the same damage is a crash's torn flush: a sector left as zeros on an entry
+    /// header sends FASTER's recovery to the next page, where it finds the commit records of the flush. Nothing of that
+    /// flush was acknowledged, so the log ends before it, and the store opens.
+    /// </summary>
+    [Fact]
+    public async Task AnEntryHeaderReadingAsZero_AfterTheNewestCommitMetadata_EndsTheLogThere_AndTheStoreOpens()
+    {
+        using var temp = new TempDirectory();
+        using var beforeCrash = new TempDirectory();
+        using var flushedLater = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            CopyAsCrashImage(temp.Path, beforeCrash.Path);
+            await WriteAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
+            Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the later entries must run on into a second page");
+            CopyAsCrashImage(temp.Path, flushedLater.Path);
+        }
+
+        // The crash: the later flushes reached the log's files, the newer commit metadata did not.
+        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
+        foreach (string later in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
+        {
+            File.Copy(later, Path.Combine(walDirectory, Path.GetFileName(later)), overwrite: true);
+        }
+
+        string segment = Segment(beforeCrash.Path, 0);
+        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        ZeroFasterHeader(segment, offset);
+        var logger = new RecordingLogger();
+        await using (var reopened = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit), logger))
+        {
+            Assert.Contains(TornTailDroppedEvent, logger.EventIds);
+            for (int i = 0; i < 100; i++)
+            {
+                Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
+            }
+
+            Assert.Null(await ReadAsync(reopened, 2_599));
+            await reopened.UpsertAsync(Key(5_000), Value(5_000, 1));
+        }
+
+        await using var again = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit));
+        Assert.Equal(Value(5_000, 1), await ReadAsync(again, 5_000));
+        Assert.Equal(Value(42, 1, 100), await ReadAsync(again, 42));
+    }
+
+    /// <summary>
+    /// The scan steps over commit records without returning them. When a torn flush damages the entry right after an
+    /// acknowledged commit that the newest metadata does not cover yet (metadata is written at most every 10 ms), the log
+    /// must end at the damaged entry, not before that commit record: the write it acknowledged must come back.
+    /// </summary>
+    [Fact]
+    public async Task AWriteAcknowledgedAfterTheNewestCommitMetadata_ComesBack_WhenTheFlushAfterItIsTorn()
+    {
+        using var temp = new TempDirectory();
+        using var metadataWritten = new TempDirectory();
+        using var flushedLater = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            CopyAsCrashImage(temp.Path, metadataWritten.Path);
+            await store.UpsertAsync(Key(101), Value(101, 1, 100));
+            await WriteAsync(store, Enumerable.Range(1_000, 200), size: 2_000, version: 2);
+            CopyAsCrashImage(temp.Path, flushedLater.Path);
+        }
+
+        // The crash: the commit metadata as it was before key 101 (its own metadata write skipped, as within 10 ms of the
+        // last), the later flushes on disk, and one sector of the first later entry never written. The sector is all
+        // filler ('#'), so FASTER's XOR checksum still passes and its recovery takes the commit records after it.
+        string walDirectory = Path.Combine(metadataWritten.Path, "store.wal");
+        foreach (string later in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
+        {
+            File.Copy(later, Path.Combine(walDirectory, Path.GetFileName(later)), overwrite: true);
+        }
+
+        string segment = Segment(metadataWritten.Path, 0);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        int acknowledged = entries.FindIndex(entry => entry.Key == 101);
+        Assert.True(entries[acknowledged + 1].Key >= 1_000, "the first later entry must follow key 101's");
+        int value = entries[acknowledged + 1].Offset + FasterHeaderSize + WalFragment.HeaderSize + 9 + sizeof(int) + "value-000000-v0002-".Length;
+        int sector = (value + 511) / 512 * 512;
+        byte[] bytes = File.ReadAllBytes(segment);
+        Assert.True(bytes.AsSpan(sector, 512).IndexOfAnyExcept((byte)'#') < 0, "the sector chosen is not all filler");
+        bytes.AsSpan(sector, 512).Clear();
+        File.WriteAllBytes(segment, bytes);
+
+        var logger = new RecordingLogger();
+        await using var reopened = StoreFactory.Open(Options(metadataWritten.Path, DurabilityMode.Commit), logger);
+        Assert.Contains(TornTailDroppedEvent, logger.EventIds);
+        Assert.Equal(Value(101, 1, 100), await ReadAsync(reopened, 101));
+        Assert.Equal(Value(42, 1, 100), await ReadAsync(reopened, 42));
+    }
+
+    /// <summary>
+    /// A batch larger than the log's memory (8 MB), while the disk holds the log's writes back: the memory fills with
+    /// pages not yet flushed, the batch's next piece waits for a commit outside the append lock, and once the disk goes
+    /// on, every piece keeps its place in the numbering.
+    /// </summary>
+    [Fact]
+    public async Task ABatchLargerThanTheLogsMemory_WaitsForTheDisk_AndComesBackWhole_AmongConcurrentWrites()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        FaultInjectingDevice? device = null;
+
+        // 4 MB segments: the log then asks for a checkpoint only at 16 MB, and the reopened store replays the whole batch.
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        options.SegmentSizeBits = 22;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner,
+        };
+        var batch = Enumerable.Range(0, 12_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2, 1_000))).ToList();
+        await using (var store = new FasterRecordStore(settings, NullLogger.Instance))
+        {
+            device!.HoldWrites();
+            Task others = WriteAsync(store, Enumerable.Range(20_000, 400), size: 100);
+            Task written = store.ApplyBatchAsync(batch).AsTask();
+            try
+            {
+                // A failed append leaves the log's tail at the start of the page it could not have.
+                await Eventually.TrueAsync(() => store.WriteAheadLog!.TailAddress >= 8 * PageSize, () => $"the log's memory never filled (tail {store.WriteAheadLog!.TailAddress})");
+                Assert.False(written.IsCompleted);
+            }
+            finally
+            {
+                device.ReleaseWrites();
+            }
+
+            await Task.WhenAll(written, others).WaitAsync(TimeSpan.FromSeconds(60));
+            Assert.Equal(0, store.Checkpointer!.CheckpointCount);
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        options.LogDirectory = image.Path;
+        await using var recovered = StoreFactory.Open(options);
+        for (int i = 0; i < 12_000; i += 7)
+        {
+            Assert.Equal(Value(i, 2, 1_000), await ReadAsync(recovered, i));
+        }
+
+        for (int i = 20_000; i < 20_400; i++)
+        {
+            Assert.Equal(Value(i, 1, 100), await ReadAsync(recovered, i));
+        }
+    }
+
+    [Fact]
+    public async Task TheNumbering_GoesOnAcrossReopens_AndEveryAcknowledgedWriteComesBack()
+    {
+        using var first = new TempDirectory();
+        using var second = new TempDirectory();
+        using var third = new TempDirectory();
+        var expected = new Dictionary<int, byte[]?>();
+        await using (var store = StoreFactory.Open(Options(first.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 200), size: 100);
+            Enumerable.Range(0, 200).ToList().ForEach(i => expected[i] = Value(i, 1, 100));
+            CopyAsCrashImage(first.Path, second.Path);
+        }
+
+        // Reopened from a crash: no checkpoint, so the next replay runs over the entries of both lives of the log.
+        await using (var store = StoreFactory.Open(Options(second.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(100, 200), size: 100, version: 2);
+            Enumerable.Range(100, 200).ToList().ForEach(i => expected[i] = Value(i, 2, 100));
+            CopyAsCrashImage(second.Path, third.Path);
+        }
+
+        // Closed cleanly (a checkpoint at the log's tail), reopened, written to, crashed.
+        await using (var store = StoreFactory.Open(Options(third.Path, DurabilityMode.Commit)))
+        {
+            await AssertContentsAsync(store, expected);
+        }
+
+        using var fourth = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(third.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(250, 100), size: 100, version: 3);
+            Enumerable.Range(250, 100).ToList().ForEach(i => expected[i] = Value(i, 3, 100));
+            CopyAsCrashImage(third.Path, fourth.Path);
+        }
+
+        await using var recovered = StoreFactory.Open(Options(fourth.Path, DurabilityMode.Commit));
+        await AssertContentsAsync(recovered, expected);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AStoreReopenedManyTimes_WithNoWritesBetween_ReplaysCleanly(bool closedCleanly)
+    {
+        var directories = new List<TempDirectory> { new() };
+        var expected = new Dictionary<int, byte[]?>();
+        try
+        {
+            await using (var store = StoreFactory.Open(Options(directories[^1].Path, DurabilityMode.Commit)))
+            {
+                await WriteAsync(store, Enumerable.Range(0, 50), size: 100);
+                Enumerable.Range(0, 50).ToList().ForEach(i => expected[i] = Value(i, 1, 100));
+                CopyAsCrashImage(directories[^1].Path, NewDirectory(directories));
+            }
+
+            // Crashed each time: the log is never checkpointed, every open replays it all. Or closed cleanly each time.
+            for (int reopen = 0; reopen < 6; reopen++)
+            {
+                string current = directories[^1].Path;
+                await using var store = StoreFactory.Open(Options(current, DurabilityMode.Commit));
+                if (!closedCleanly)
+                {
+                    CopyAsCrashImage(current, NewDirectory(directories));
+                }
+            }
+
+            await using (var store = StoreFactory.Open(Options(directories[^1].Path, DurabilityMode.Commit)))
+            {
+                await AssertContentsAsync(store, expected);
+                await WriteAsync(store, Enumerable.Range(50, 10), size: 100);
+                Enumerable.Range(50, 10).ToList().ForEach(i => expected[i] = Value(i, 1, 100));
+                CopyAsCrashImage(directories[^1].Path, NewDirectory(directories));
+            }
+
+            await using var recovered = StoreFactory.Open(Options(directories[^1].Path, DurabilityMode.Commit));
+            await AssertContentsAsync(recovered, expected);
+        }
+        finally
+        {
+            directories.ForEach(directory => directory.Dispose());
+        }
+    }
+
+    /// <summary>Adds a new directory, for the next crash image, and returns its path.</summary>
+    private static string NewDirectory(List<TempDirectory> directories)
+    {
+        directories.Add(new TempDirectory());
+        return directories[^1].Path;
+    }
+
+    private static async Task WriteAsync(FasterRecordStore store, IEnumerable<int> keys, int size, int version = 1)
+    {
+        int[] all = keys.ToArray();
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(async worker =>
+        {
+            for (int i = worker; i < all.Length; i += 8)
+            {
+                await store.UpsertAsync(Key(all[i]), Value(all[i], version, size));
+            }
+        }));
+    }
+
+    /// <summary>
+    /// Commit metadata is written at most every 10 ms: one more commit after that, so the metadata covers the entry the
+    /// test damages (damage after the newest metadata is a crash's torn tail, <see cref="WalCommitFile"/>).
+    /// </summary>
+    private static async Task CommitMetadataPastTheDamageAsync(FasterRecordStore store)
+    {
+        await Task.Delay(WalCommitFile.DefaultMinimumInterval * 3);
+        await store.UpsertAsync(Key(-1), Value(-1, 1));
+    }
+
+    private static string Segment(string directory, int number) => Path.Combine(directory, "store.wal", $"log.{number}");
+
+    /// <summary>The entries of the page at the start of <paramref name="segment"/>, from <paramref name="from"/>: where each begins, and its key.</summary>
+    private static List<(int Offset, int Key)> EntriesOnPage(string segment, int from)
+    {
+        byte[] bytes = File.ReadAllBytes(segment);
+        var entries = new List<(int Offset, int Key)>();
+        int offset = from;
+        while (offset + FasterHeaderSize <= Math.Min(bytes.Length, PageSize))
+        {
+            int length = BitConverter.ToInt32(bytes, offset + 8);
+            if (length == 0)
+            {
+                break;
+            }
+
+            if (length > 0)
+            {
+                // A transaction of one write: operation (1 byte), key length (4), value length (4), key.
+                entries.Add((offset, BitConverter.ToInt32(bytes, offset + FasterHeaderSize + WalFragment.HeaderSize + 9)));
+            }
+
+            offset += FasterHeaderSize + ((Math.Abs(length) + 3) & ~3);
+        }
+
+        return entries;
+    }
+
+    /// <summary>Zeroes FASTER's checksum and length in front of the entry at <paramref name="offset"/>, as a zeroed sector would.</summary>
+    private static void ZeroFasterHeader(string segment, int offset)
+    {
+        using var file = new FileStream(segment, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        file.Write(new byte[FasterHeaderSize]);
+    }
+}
