@@ -29,8 +29,8 @@ internal sealed record StoreManifest(
     /// <summary>
     /// The format this version writes and the only one it reads. Raise it when the layout of any file changes.
     /// 2: a value's seal is inverted when a delete expires its record in place (<see cref="ValueChecksum.MarkDeleted"/>).
-    /// 3: every sector of the segments has a checksum in <c>&lt;prefix&gt;.sums.&lt;n&gt;</c> (<see cref="SectorChecksums"/>).
-    ///    and write-ahead log entries carry a sequence number, and commits and checkpoints record one (<see cref="Durability.WalFragment"/>).
+    /// 3: every sector of the segments has a checksum in <c>&lt;prefix&gt;.sums.&lt;n&gt;</c> (<see cref="SectorChecksums"/>);
+    ///    write-ahead log entries carry a sequence number, and commits and checkpoints record one (<see cref="Durability.WalFragment"/>).
     /// </summary>
     public const int CurrentFormatVersion = 3;
 

@@ -87,6 +87,24 @@ internal static class DurableStores
         file.WriteByte((byte)(b ^ 0x5A));
     }
 
+    /// <summary>Flips the bits of <paramref name="mask"/> in the byte at <paramref name="offset"/>.</summary>
+    public static void FlipBitAt(string path, long offset, byte mask)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        int original = file.ReadByte();
+        file.Position = offset;
+        file.WriteByte((byte)(original ^ mask));
+    }
+
+    /// <summary>Zeroes <paramref name="length"/> bytes from <paramref name="offset"/>, as a lost sector would read.</summary>
+    public static void ZeroAt(string path, long offset, int length)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        file.Write(new byte[length]);
+    }
+
     public static int IndexOf(byte[] haystack, byte[] needle) => haystack.AsSpan().IndexOf(needle);
 
     /// <summary>Asserts every key has its expected value; null means deleted.</summary>

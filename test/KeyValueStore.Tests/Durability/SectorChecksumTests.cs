@@ -197,20 +197,4 @@ public class SectorChecksumTests
         Assert.Equal(key, BitConverter.ToInt32(File.ReadAllBytes(segment), recordAt + 12));
         return (segment, recordAt);
     }
-
-    private static void ZeroAt(string path, long offset, int length)
-    {
-        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        file.Write(new byte[length]);
-    }
-
-    private static void FlipBitAt(string path, long offset, byte mask)
-    {
-        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        int original = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(original ^ mask));
-    }
 }

@@ -401,10 +401,5 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>Zeroes FASTER's checksum and length in front of the entry at <paramref name="offset"/>, as a zeroed sector would.</summary>
-    private static void ZeroFasterHeader(string segment, int offset)
-    {
-        using var file = new FileStream(segment, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        file.Write(new byte[FasterHeaderSize]);
-    }
+    private static void ZeroFasterHeader(string segment, int offset) => ZeroAt(segment, offset, FasterHeaderSize);
 }
