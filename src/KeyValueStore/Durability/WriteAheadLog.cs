@@ -201,7 +201,11 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             {
                 // The newest metadata says how many entries lie before its address: the torn-tail scan starts counting there.
                 long? sequence = recordedUntil >= log.BeginAddress ? ReadCookie(commits, recordedCookie).NextSequence : null;
-                tornAt = FirstTornEntry(log, Math.Max(recordedUntil, log.BeginAddress), log.CommittedUntilAddress, sequence);
+                long from = Math.Max(recordedUntil, log.BeginAddress);
+
+                // A damaged commit record after the newest metadata is a torn flush's too; the scan must stop before FASTER parses it.
+                long? unsafeAt = WalCommitRecordCheck.FirstUnsafe(segment => SegmentPath(directory, segment), segmentSizeBits, PageSizeBits, from, log.CommittedUntilAddress);
+                tornAt = FirstTornEntry(log, from, unsafeAt ?? log.CommittedUntilAddress, sequence) ?? unsafeAt;
             }
 
             if (tornAt is not long torn)
@@ -553,6 +557,11 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         long writes = 0;
         long nextSequence = from.NextSequence;
         long end = from.Address;
+        if (WalCommitRecordCheck.FirstUnsafe(segment => SegmentPath(_directory, segment), _segmentSizeBits, PageSizeBits, from.Address, _log.CommittedUntilAddress) is long damaged)
+        {
+            throw new StoreFileCorruptedException(SegmentPathOf(damaged), $"the write-ahead log's commit record at address {damaged} is damaged (its lengths run past its end)");
+        }
+
         using FasterLogScanIterator entries = _log.Scan(from.Address, _log.CommittedUntilAddress, recover: false);
         while (true)
         {

@@ -57,6 +57,39 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
+    /// FASTER trusts the cookie length in a commit record on the page its recovery keeps in memory, and checksums that
+    /// many bytes of a shorter array: one flipped bit there killed the process (the corruption soak, seed 424242). The
+    /// record is refused by name before FASTER parses it.
+    /// </summary>
+    [Fact]
+    public async Task ACommitRecordsCookieLength_Damaged_OnTheLastPage_IsReportedByName_InsteadOfCrashing()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 300), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            Assert.True(store.WriteAheadLog!.CommittedUntilAddress < PageSize, "the log must fit its first page");
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        string segment = Segment(image.Path, 0);
+        List<int> commitRecords = CommitRecordsOnPage(segment, FirstAddress);
+        Assert.True(commitRecords.Count > 10, $"only {commitRecords.Count} commit records");
+
+        // Body: version (4), checksum (8), begin and until (8 each), commit number (8), iterator count (4), cookie length (4).
+        int cookieLength = commitRecords[commitRecords.Count / 2] + FasterHeaderSize + 40;
+        Assert.True(BitConverter.ToInt32(File.ReadAllBytes(segment), cookieLength) > 0, "the commit record carries no cookie");
+        FlipBitAt(segment, cookieLength + 2, 0x02);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("commit record", error.Problem, StringComparison.Ordinal);
+    }
+
+    /// <summary>
     /// On the last page the scan reads, the jump to the next page takes it past the committed end, so it ends as a
     /// complete scan would: only the commit's count of entries shows the loss.
     /// </summary>
@@ -373,6 +406,30 @@ public class WriteAheadLogSequenceTests
     }
 
     private static string Segment(string directory, int number) => Path.Combine(directory, "store.wal", $"log.{number}");
+
+    /// <summary>Where each commit record of the page at the start of <paramref name="segment"/> begins, from <paramref name="from"/>.</summary>
+    private static List<int> CommitRecordsOnPage(string segment, int from)
+    {
+        byte[] bytes = File.ReadAllBytes(segment);
+        var records = new List<int>();
+        for (int offset = from; offset + FasterHeaderSize <= Math.Min(bytes.Length, PageSize);)
+        {
+            int length = BitConverter.ToInt32(bytes, offset + 8);
+            if (length == 0)
+            {
+                break;
+            }
+
+            if (length < 0)
+            {
+                records.Add(offset);
+            }
+
+            offset += FasterHeaderSize + ((Math.Abs(length) + 3) & ~3);
+        }
+
+        return records;
+    }
 
     /// <summary>The entries of the page at the start of <paramref name="segment"/>, from <paramref name="from"/>: where each begins, and its key.</summary>
     private static List<(int Offset, int Key)> EntriesOnPage(string segment, int from)
