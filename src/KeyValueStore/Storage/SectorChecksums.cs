@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Runtime.InteropServices;
+using System.Threading;
 using Microsoft.Win32.SafeHandles;
 
 namespace KeyValueStore.Storage;
@@ -19,8 +20,8 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// The checksums are taken as FASTER writes (<see cref="ChecksummingDevice"/>) and written to disk, flushed, before
 /// FASTER writes a checkpoint's metadata (<see cref="ChecksumPersistingCheckpointManager"/>): every sector a checkpoint
-/// holds then has its checksum on disk before the checkpoint can be recovered. Only the sectors written since the last
-/// checkpoint are kept in memory, so memory stays bounded by the writes between two checkpoints (under 1% of them).
+/// holds then has its checksum on disk before the checkpoint can be recovered. Memory holds only the checksums not yet
+/// written, about 1 MB at most: past that they are written in the background, whatever the checkpoint interval.
 /// </para>
 /// <para>
 /// The sector holding a checkpoint's tail is written again later with more records after the tail, so its checksum on
@@ -39,14 +40,28 @@ internal sealed class SectorChecksums
     private readonly DirectoryDurability _directories;
     private readonly object _lock = new();
 
+    // Held through a whole persist, so that one a checkpoint asks for waits for one already writing in the background.
+    private readonly object _persisting = new();
+    private readonly int _persistAfterSectors;
+    private int _pendingSectors;
+    private int _backgroundPersist;
+
     // The checksums recorded since the last persist, in the order the writes were issued: a later run of the same
     // sectors (FASTER writes a partly filled sector again once it holds more) overwrites an earlier one.
     private List<ChecksumRun> _pending = [];
 
-    public SectorChecksums(LogFileLayout layout, DirectoryDurability directories)
+    /// <param name="layout">The store's files.</param>
+    /// <param name="directories">Flushes the store's directory when a checksum file is created.</param>
+    /// <param name="persistAfterSectors">
+    /// How many checksums may wait in memory before they are written in the background, whatever the checkpoint
+    /// interval: 256 Ki (1 MB, the checksums of 128 MB of log) by default. Writing early is safe: a later write of the
+    /// same sectors overwrites them, and a checkpoint still persists (and flushes) what is left before its metadata.
+    /// </param>
+    public SectorChecksums(LogFileLayout layout, DirectoryDurability directories, int persistAfterSectors = 1 << 18)
     {
         _layout = layout;
         _directories = directories;
+        _persistAfterSectors = persistAfterSectors;
     }
 
     /// <summary>Records the checksums of the whole sectors in <paramref name="bytes"/>, written at <paramref name="offset"/> of <paramref name="segment"/>.</summary>
@@ -68,9 +83,17 @@ internal sealed class SectorChecksums
             sums[i] = BitConverter.IsLittleEndian ? sum : BinaryPrimitives.ReverseEndianness(sum);
         }
 
+        bool persistNow;
         lock (_lock)
         {
             _pending.Add(new ChecksumRun(segment, firstSector, sums));
+            _pendingSectors += sums.Length;
+            persistNow = _pendingSectors >= _persistAfterSectors;
+        }
+
+        if (persistNow && Interlocked.CompareExchange(ref _backgroundPersist, 1, 0) == 0)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static checksums => checksums.PersistInBackground(), this, preferLocal: false);
         }
     }
 
@@ -81,11 +104,36 @@ internal sealed class SectorChecksums
     /// <exception cref="IOException">A file could not be written or flushed; the checksums stay pending.</exception>
     public void Persist()
     {
+        lock (_persisting)
+        {
+            PersistPending();
+        }
+    }
+
+    private void PersistInBackground()
+    {
+        try
+        {
+            Persist();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // Left pending: the next checkpoint persists them again, and reports the failure as the store's fault.
+        }
+        finally
+        {
+            Volatile.Write(ref _backgroundPersist, 0);
+        }
+    }
+
+    private void PersistPending()
+    {
         List<ChecksumRun> pending;
         lock (_lock)
         {
             pending = _pending;
             _pending = [];
+            _pendingSectors = 0;
         }
 
         try
@@ -116,6 +164,7 @@ internal sealed class SectorChecksums
                 // Older than anything recorded since: written first next time, so the newer runs still win.
                 pending.AddRange(_pending);
                 _pending = pending;
+                _pendingSectors = pending.Sum(run => run.Sums.Length);
             }
 
             throw;
@@ -129,6 +178,7 @@ internal sealed class SectorChecksums
         lock (_lock)
         {
             _pending.RemoveAll(run => run.Segment < segment);
+            _pendingSectors = _pending.Sum(run => run.Sums.Length);
         }
 
         foreach (LogSegmentFile file in _layout.SectorChecksumFiles().Where(file => file.Number < segment))
@@ -143,6 +193,7 @@ internal sealed class SectorChecksums
         lock (_lock)
         {
             _pending.RemoveAll(run => run.Segment == segment);
+            _pendingSectors = _pending.Sum(run => run.Sums.Length);
         }
 
         TryDelete(_layout.SectorChecksumPath(segment));
