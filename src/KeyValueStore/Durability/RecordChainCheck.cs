@@ -69,6 +69,7 @@ internal static class RecordChainCheck
         var page = new byte[pageSize];
         long openSegment = -1;
         FileStream? segment = null;
+        SectorChecksumFile? checksums = null;
         try
         {
             for (long pageStart = point.BeginAddress & ~((long)pageSize - 1); pageStart < point.FinalLogicalAddress; pageStart += pageSize)
@@ -85,12 +86,13 @@ internal static class RecordChainCheck
                 ReadPage(segment!, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
                 // Records first: a seal that fails names the record, which says more than a sector that fails.
                 List<int> headers = WalkPage(page, pageStart, point, segment!.Name, segmentSizeBits, valueChecksums);
-                CheckSectors(page, pageStart, point, layout, segment!.Name, segmentSizeBits, tailSector, headers);
+                CheckSectors(page, pageStart, point, layout, segment!.Name, segmentSizeBits, tailSector, headers, ref checksums);
             }
         }
         finally
         {
             segment?.Dispose();
+            checksums?.Dispose();
         }
     }
 
@@ -102,7 +104,7 @@ internal static class RecordChainCheck
     }
 
     /// <summary>Checks the page's sectors that hold part of the checkpoint against their recorded checksums.</summary>
-    private static void CheckSectors(byte[] page, long pageStart, RecoveryPoint point, LogFileLayout layout, string segmentPath, int segmentSizeBits, byte[]? tailSector, List<int> recordHeaders)
+    private static void CheckSectors(byte[] page, long pageStart, RecoveryPoint point, LogFileLayout layout, string segmentPath, int segmentSizeBits, byte[]? tailSector, List<int> recordHeaders, ref SectorChecksumFile? checksums)
     {
         long pageEnd = pageStart + page.Length;
         long tailSectorStart = point.FinalLogicalAddress & ~(SectorBytes - 1L);
@@ -112,13 +114,20 @@ internal static class RecordChainCheck
         {
             int count = (int)((until - from) / SectorBytes);
             long segment = pageStart >> segmentSizeBits;
-            uint[] expected = SectorChecksums.Read(layout, segment, (from & ((1L << segmentSizeBits) - 1)) / SectorBytes, count);
+            if (checksums is null || checksums.Path != layout.SectorChecksumPath(segment))
+            {
+                // Opened once per segment, like the segment itself, and only where a whole sector needs checking.
+                checksums?.Dispose();
+                checksums = SectorChecksumFile.Open(layout, segment);
+            }
+
+            uint[] expected = checksums.Read((from & ((1L << segmentSizeBits) - 1)) / SectorBytes, count);
             for (int i = 0; i < count; i++)
             {
                 long address = from + ((long)i * SectorBytes);
                 if (Crc32C.Compute(page.AsSpan((int)(address - pageStart), SectorBytes), 0) != expected[i])
                 {
-                    throw DamagedSector(segmentPath, address, segmentSizeBits, layout.SectorChecksumPath(segment));
+                    throw DamagedSector(segmentPath, address, segmentSizeBits, checksums.Path);
                 }
             }
         }

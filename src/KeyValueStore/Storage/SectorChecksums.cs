@@ -34,7 +34,8 @@ internal sealed class SectorChecksums
     /// <summary>The size of a checksummed sector: FASTER's sector, the unit of every write to a segment.</summary>
     public const int SectorSize = 512;
 
-    private const int ChecksumSize = sizeof(uint);
+    /// <summary>The bytes of one checksum in a checksum file.</summary>
+    public const int ChecksumSize = sizeof(uint);
 
     private readonly LogFileLayout _layout;
     private readonly DirectoryDurability _directories;
@@ -228,33 +229,6 @@ internal sealed class SectorChecksums
         byte[] bytes = new byte[length];
         using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         return RandomAccess.Read(file, bytes, sectorStart & ((1L << segmentSizeBits) - 1)) == length ? bytes : null;
-    }
-
-    /// <summary>Reads the checksums of <paramref name="count"/> sectors from <paramref name="firstSector"/> of a segment's file.</summary>
-    /// <exception cref="StoreFileCorruptedException">The file is missing or too short.</exception>
-    public static uint[] Read(LogFileLayout layout, long segment, long firstSector, int count)
-    {
-        string path = layout.SectorChecksumPath(segment);
-        if (!File.Exists(path))
-        {
-            throw new StoreFileCorruptedException(path, $"it is missing, but the checkpoint holds sectors of log segment {segment}, whose checksums it keeps");
-        }
-
-        byte[] bytes = new byte[count * ChecksumSize];
-        using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        int read = RandomAccess.Read(file, bytes, firstSector * ChecksumSize);
-        if (read < bytes.Length)
-        {
-            throw new StoreFileCorruptedException(path, $"it is {RandomAccess.GetLength(file)} bytes long, but must hold the checksums of sectors up to {firstSector + count} ({(firstSector + count) * ChecksumSize} bytes)");
-        }
-
-        uint[] sums = new uint[count];
-        for (int i = 0; i < count; i++)
-        {
-            sums[i] = BinaryPrimitives.ReadUInt32LittleEndian(bytes.AsSpan(i * ChecksumSize));
-        }
-
-        return sums;
     }
 
     /// <summary>The checksums of consecutive sectors of one segment, from one write.</summary>

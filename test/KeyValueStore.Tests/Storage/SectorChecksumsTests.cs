@@ -29,6 +29,7 @@ public class SectorChecksumsTests
         string path = layout.SectorChecksumPath(0);
         await Eventually.TrueAsync(() => File.Exists(path) && new FileInfo(path).Length == 8 * sizeof(uint), () => $"'{path}' does not hold 8 checksums");
         uint[] expected = Enumerable.Range(0, 8).Select(i => Crc32C.Compute(written.AsSpan(i * SectorChecksums.SectorSize, SectorChecksums.SectorSize), 0)).ToArray();
-        Assert.Equal(expected, SectorChecksums.Read(layout, segment: 0, firstSector: 0, count: 8));
+        using SectorChecksumFile file = SectorChecksumFile.Open(layout, segment: 0);
+        Assert.Equal(expected, file.Read(firstSector: 0, count: 8));
     }
 }
