@@ -21,7 +21,8 @@ internal readonly record struct WalCommitCookie(long BeginSequence, long LastSeq
 {
     private const uint Magic = 0x5357564B; // "KVWS", little-endian
     private const int Format = 1;
-    private const int Size = 28;
+    /// <summary>The cookie's size in bytes.</summary>
+    public const int Size = 28;
 
     /// <summary>Gets the cookie of a log that has no entries yet.</summary>
     public static WalCommitCookie None { get; } = new(0, -1);

@@ -11,16 +11,10 @@ namespace KeyValueStore.Durability;
 /// record trusts the cookie length it reads, checksumming that many bytes of a shorter array. One flipped bit there
 /// killed the process with an <c>AccessViolationException</c>, which .NET cannot catch (the corruption soak found it).
 /// </summary>
-/// <remarks>
-/// FASTER's framing with per-entry checksums: an 8-byte checksum, a 4-byte length (negative for a commit record), then
-/// the body, padded to 4 bytes; a zero length ends the page. A commit record's body: version (4), checksum (8), begin
-/// and until addresses (8 each), the commit number (8, from version 1), the count of named iterators (4; this log has
-/// none), the cookie's length (4; -1 for none) and the cookie.
-/// </remarks>
+/// <remarks>The framing is <see cref="WalFraming"/>'s; this check reads any commit record, not only this log's own shape.</remarks>
 internal static class WalCommitRecordCheck
 {
-    private const int FasterHeaderSize = 12;
-    private const int FirstAddress = 64;
+    // Version, checksum, begin and until: what every version of the record has before anything of variable length.
     private const int FixedBodyBytes = 4 + 8 + 8 + 8;
 
     /// <summary>
@@ -39,7 +33,7 @@ internal static class WalCommitRecordCheck
             return null;
         }
 
-        long start = Math.Max(((until - 1) >> pageSizeBits) << pageSizeBits, FirstAddress);
+        long start = Math.Max(((until - 1) >> pageSizeBits) << pageSizeBits, WalFraming.FirstAddress);
         byte[] page = new byte[until - start];
         string path = segmentPath(start >> segmentSizeBits);
         if (File.Exists(path))
@@ -49,23 +43,23 @@ internal static class WalCommitRecordCheck
         }
 
         int offset = 0;
-        while (offset + FasterHeaderSize <= page.Length)
+        while (offset + WalFraming.HeaderSize <= page.Length)
         {
-            int length = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan(offset + 8));
+            int length = WalFraming.ReadLength(page.AsSpan(offset));
             if (length == 0)
             {
                 return null;
             }
 
             long body = Math.Abs((long)length);
-            long size = FasterHeaderSize + ((body + 3) & ~3L);
+            long size = WalFraming.HeaderSize + ((body + 3) & ~3L);
             if (offset + size > page.Length)
             {
                 // FASTER refuses a length that runs off its page (a FasterException), and nothing past it is parsed.
                 return null;
             }
 
-            if (length < 0 && start + offset >= from && !IsSafe(page.AsSpan(offset + FasterHeaderSize, (int)body)))
+            if (length < 0 && start + offset >= from && !IsSafe(page.AsSpan(offset + WalFraming.HeaderSize, (int)body)))
             {
                 return start + offset;
             }

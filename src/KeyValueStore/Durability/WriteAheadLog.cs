@@ -23,7 +23,7 @@ namespace KeyValueStore.Durability;
 /// with a checksum per entry, in FASTER's fast-commit mode: a commit appends a commit record and flushes the log's tail
 /// with one write-through write, shared by every writer waiting at that moment. (A checkpoint per commit, what this log
 /// replaced, cost a version change, a new checkpoint folder and a file deletion.) Where recovery starts looking for
-/// commit records is kept in a <see cref="WalCommitFile"/>. One group commit runs at a time: writers that arrive while
+/// commit records is kept in a <see cref="WalCommitFile"/>. One commit runs at a time (<see cref="CommitAsync"/>): writers that arrive while
 /// it runs wait for the next, which takes all of them; two at a time measured slower.
 /// <para>
 /// The log holds transactions (<see cref="WalTransaction"/>) split into entries no larger than
@@ -69,6 +69,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     private readonly StoreFault _fault;
     private readonly WalCommitCookie _recovered;
     private readonly object _appendLock = new();
+    private readonly SemaphoreSlim _commitTurn = new(1, 1);
     private long _nextSequence;
     private long _beginSequence;
     private (long Tail, long BeginAddress, long CommitNum) _lastCommit;
@@ -205,7 +206,19 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
                 // A damaged commit record after the newest metadata is a torn flush's too; the scan must stop before FASTER parses it.
                 long? unsafeAt = WalCommitRecordCheck.FirstUnsafe(segment => SegmentPath(directory, segment), segmentSizeBits, PageSizeBits, from, log.CommittedUntilAddress);
-                tornAt = FirstTornEntry(log, from, unsafeAt ?? log.CommittedUntilAddress, sequence) ?? unsafeAt;
+                WalDamage? damage = FirstTornEntry(log, from, unsafeAt ?? log.CommittedUntilAddress, sequence)
+                    ?? (unsafeAt is long record ? WalDamage.Entry(record) : null);
+                tornAt = damage?.EndLogAt;
+
+                // Where FASTER's recovery stopped, the rest is dropped as a crash's (WithoutStaleTailAsync): it must look like one too.
+                damage ??= WalTearCheck.FirstDamagedFrom(segment => SegmentPath(directory, segment), segmentSizeBits, PageSizeBits, log.CommittedUntilAddress);
+                if (damage is { } found
+                    && WalTearCheck.WhyNotTorn(segment => SegmentPath(directory, segment), segmentSizeBits, PageSizeBits, found) is string why)
+                {
+                    throw new StoreFileCorruptedException(
+                        SegmentPath(directory, found.DamagedAt >> segmentSizeBits),
+                        $"the write-ahead log is damaged at address {found.DamagedAt}, after its newest commit metadata, and this is not what a crash leaves: {why}");
+                }
             }
 
             if (tornAt is not long torn)
@@ -267,8 +280,9 @@ internal sealed class WriteAheadLog : IAsyncDisposable
     /// zeros. An entry that fails its CRC ends the log at its own address, for the same reason: the scan steps over
     /// commit records without returning them, and one just before the damage may have acknowledged writes.
     /// </para>
+    /// <para>Whether what it finds can be a tear at all, <see cref="WalTearCheck"/> decides.</para>
     /// </remarks>
-    private static long? FirstTornEntry(FasterLog log, long from, long until, long? nextSequence)
+    private static WalDamage? FirstTornEntry(FasterLog log, long from, long until, long? nextSequence)
     {
         if (until <= from)
         {
@@ -277,13 +291,14 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
         using FasterLogScanIterator entries = log.Scan(from, until, recover: false);
         long previous = from - 1;
+        long afterPrevious = from;
         while (true)
         {
             long at = entries.NextAddress;
             IMemoryOwner<byte>? entry = null;
             try
             {
-                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address))
+                if (!entries.GetNext(MemoryPool<byte>.Shared, out entry, out int length, out long address, out long next))
                 {
                     return null;
                 }
@@ -295,21 +310,22 @@ internal sealed class WriteAheadLog : IAsyncDisposable
                 }
                 catch (FormatException)
                 {
-                    return address;
+                    return WalDamage.Entry(address);
                 }
 
                 if (nextSequence is long expected && sequence != expected)
                 {
                     long page = PageStart(address);
-                    return page > previous ? page : address;
+                    return new WalDamage(page > previous ? page : address, afterPrevious, EntryFailedChecksum: false);
                 }
 
                 nextSequence = sequence + 1;
                 previous = address;
+                afterPrevious = next;
             }
             catch (Exception e) when (e is FasterException or ArgumentException or IndexOutOfRangeException or OverflowException)
             {
-                return at;
+                return WalDamage.Entry(at);
             }
             finally
             {
@@ -460,9 +476,16 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
     /// <summary>Commits everything appended so far and completes when it is durable.</summary>
     /// <exception cref="StoreFaultedException">The commit failed, or an earlier one did.</exception>
+    /// <remarks>
+    /// One commit at a time, from start to durable (the group commits, a checkpoint's, the one at close): a commit record
+    /// on disk then proves that the commit before it completed, which is how recovery tells damage from a torn flush
+    /// (<see cref="WalTearCheck"/>). FASTER alone would flush a commit's new page while the previous commit's flush is
+    /// still in flight.
+    /// </remarks>
     public async ValueTask CommitAsync()
     {
         ThrowIfFaulted();
+        await _commitTurn.WaitAsync().ConfigureAwait(false);
         try
         {
             (long tail, long commitNum, bool started) = StartCommit();
@@ -475,6 +498,10 @@ internal sealed class WriteAheadLog : IAsyncDisposable
         catch (CommitFailureException e)
         {
             throw Fault(e);
+        }
+        finally
+        {
+            _commitTurn.Release();
         }
     }
 

@@ -9,11 +9,10 @@ namespace KeyValueStore.Tests.Durability;
 
 /// <summary>
 /// The corruption fuzzer (<see cref="CorruptionFuzzer"/>): one damaged file per trial, every trial a typed refusal or
-/// exactly the acknowledged data. CI runs 150 seeded trials per mode over the damage the store is meant to catch today
-/// (every damage to the manifest, the checkpoint record, checkpoint metadata and the write-ahead log's commit slots;
-/// deleted and cut log segments). <c>scripts/corruption-soak.sh</c> sets <c>KVSTORE_FUZZ_ALL=1</c> and runs thousands
-/// of trials of every damage, bit flips and zeroed sectors in log segments included, whose open failures
-/// docs/durability.md lists (<c>KVSTORE_FUZZ_TRIALS</c>, <c>KVSTORE_FUZZ_SEED</c>).
+/// exactly the acknowledged data. CI runs 150 seeded trials per mode of every damage but one: a whole sector zeroed in
+/// a write-ahead log segment, which in the last commit before a crash cannot be told from a torn flush.
+/// <c>scripts/corruption-soak.sh</c> sets <c>KVSTORE_FUZZ_ALL=1</c> and runs thousands of trials of every damage, that
+/// one included, whose open failures docs/durability.md lists (<c>KVSTORE_FUZZ_TRIALS</c>, <c>KVSTORE_FUZZ_SEED</c>).
 /// </summary>
 public class CorruptionFuzzTests(ITestOutputHelper output)
 {
@@ -25,7 +24,7 @@ public class CorruptionFuzzTests(ITestOutputHelper output)
         bool everything = Environment.GetEnvironmentVariable("KVSTORE_FUZZ_ALL") == "1";
         int trials = int.Parse(Environment.GetEnvironmentVariable("KVSTORE_FUZZ_TRIALS") ?? "150", CultureInfo.InvariantCulture);
         int seed = int.Parse(Environment.GetEnvironmentVariable("KVSTORE_FUZZ_SEED") ?? "20261124", CultureInfo.InvariantCulture);
-        output.WriteLine($"{mode}: {trials} trials of {(everything ? "every damage" : "the damage caught today")}, seed {seed} (replay with KVSTORE_FUZZ_SEED={seed})");
+        output.WriteLine($"{mode}: {trials} trials of {(everything ? "every damage" : "every damage but zeroed sectors in the write-ahead log")}, seed {seed} (replay with KVSTORE_FUZZ_SEED={seed})");
         var random = new Random(seed);
         using CorruptionFuzzer fuzzer = await CorruptionFuzzer.CreateAsync(mode);
         var results = new List<CorruptionFuzzer.TrialResult>();

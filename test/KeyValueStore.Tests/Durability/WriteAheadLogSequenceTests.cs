@@ -142,9 +142,9 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
-    /// After the newest commit metadata, the same damage is a crash's torn flush: a sector left as zeros on an entry
-    /// header sends FASTER's recovery to the next page, where it finds the commit records of the flush. Nothing of that
-    /// flush was acknowledged, so the log ends before it, and the store opens.
+    /// After the newest commit metadata, the same damage in the last commit is what a crash's torn flush leaves: a sector
+    /// left as zeros on an entry header sends FASTER's recovery to the next page, where it finds the flush's commit
+    /// record. Nothing of that flush was acknowledged, so the log ends before it, and the store opens.
     /// </summary>
     [Fact]
     public async Task AnEntryHeaderReadingAsZero_AfterTheNewestCommitMetadata_EndsTheLogThere_AndTheStoreOpens()
@@ -157,12 +157,12 @@ public class WriteAheadLogSequenceTests
             await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
             await CommitMetadataPastTheDamageAsync(store);
             CopyAsCrashImage(temp.Path, beforeCrash.Path);
-            await WriteAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
+            await WriteAsOneCommitAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
             Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the later entries must run on into a second page");
             CopyAsCrashImage(temp.Path, flushedLater.Path);
         }
 
-        // The crash: the later flushes reached the log's files, the newer commit metadata did not.
+        // The crash: the later flush reached the log's files, the newer commit metadata did not.
         string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
         foreach (string later in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
         {
@@ -191,9 +191,74 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
+    /// The same zeroed header after the newest commit metadata, but with more commits after it: commits run one at a time,
+    /// so the later commit records prove the damaged entry's commit had completed, its bytes whole on disk. That is damage,
+    /// not a tear, and the store refuses to open rather than drop the acknowledged writes after it.
+    /// </summary>
+    [Fact]
+    public async Task AnEntryHeaderReadingAsZero_AfterTheNewestCommitMetadata_IsReported_WhenLaterCommitsFollowIt()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            string metadata = Path.Combine(temp.Path, "store.wal", "commits");
+            byte[] metadataBefore = File.ReadAllBytes(metadata);
+            await WriteAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
+            CopyAsCrashImage(temp.Path, image.Path);
+
+            // The crash came before any newer commit metadata was written.
+            File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
+        }
+
+        string segment = Segment(image.Path, 0);
+        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        ZeroFasterHeader(segment, offset);
+        var before = Snapshot(image.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Contains("two commits", error.Problem, StringComparison.Ordinal);
+        Assert.Empty(before.Except(Snapshot(image.Path)));
+    }
+
+    /// <summary>
+    /// One flipped bit in the last write before a crash, after the newest commit metadata: FASTER's recovery stops at the
+    /// entry, so its commit looks uncommitted. A crash tears whole sectors, leaving zeros; a sector with a changed bit is
+    /// not that, so the store refuses to open rather than drop the acknowledged write.
+    /// </summary>
+    [Fact]
+    public async Task AFlippedBitInTheLastCommitBeforeACrash_IsReported_NotDroppedAsATornTail()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            await store.UpsertAsync(Key(7), Value(7, 2, 600));
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        // Whether or not the newest metadata covers the write (it is written at most every 10 ms), the store must refuse.
+        string segment = Segment(image.Path, 0);
+        FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), Value(7, 2).AsSpan(0, 19).ToArray()) + 40);
+        var before = Snapshot(image.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        Assert.Empty(before.Except(Snapshot(image.Path)));
+    }
+
+    /// <summary>
     /// The scan steps over commit records without returning them. When a torn flush damages the entry right after an
     /// acknowledged commit that the newest metadata does not cover yet (metadata is written at most every 10 ms), the log
-    /// must end at the damaged entry, not before that commit record: the write it acknowledged must come back.
+    /// must end at the damaged entry, not before that commit record: the write it acknowledged must come back. (The torn
+    /// flush is the last commit: commits run one at a time, so one after it would show the damage is no tear.)
     /// </summary>
     [Fact]
     public async Task AWriteAcknowledgedAfterTheNewestCommitMetadata_ComesBack_WhenTheFlushAfterItIsTorn()
@@ -207,7 +272,7 @@ public class WriteAheadLogSequenceTests
             await CommitMetadataPastTheDamageAsync(store);
             CopyAsCrashImage(temp.Path, metadataWritten.Path);
             await store.UpsertAsync(Key(101), Value(101, 1, 100));
-            await WriteAsync(store, Enumerable.Range(1_000, 200), size: 2_000, version: 2);
+            await WriteAsOneCommitAsync(store, Enumerable.Range(1_000, 200), size: 2_000, version: 2);
             CopyAsCrashImage(temp.Path, flushedLater.Path);
         }
 
@@ -394,6 +459,10 @@ public class WriteAheadLogSequenceTests
             }
         }));
     }
+
+    /// <summary>One atomic batch: its entries are made durable by one commit, as one flush would if a crash tore it.</summary>
+    private static async Task WriteAsOneCommitAsync(FasterRecordStore store, IEnumerable<int> keys, int size, int version) =>
+        await store.ApplyBatchAsync(keys.Select(i => BatchWrite.Upsert(Key(i), Value(i, version, size))).ToList());
 
     /// <summary>
     /// Commit metadata is written at most every 10 ms: one more commit after that, so the metadata covers the entry the

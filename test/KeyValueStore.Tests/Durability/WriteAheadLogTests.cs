@@ -191,26 +191,23 @@ public class WriteAheadLogTests
             }
 
             CopyAsCrashImage(temp.Path, beforeCrash.Path);
-            await Task.WhenAll(Enumerable.Range(0, 8).Select(async worker =>
-            {
-                for (int i = worker; i < 2_000; i += 8)
-                {
-                    await store.UpsertAsync(Key(i), Value(i, 2, 1_000));
-                }
-            }));
+
+            // One batch, one commit: what a single flush torn by a crash would have held.
+            await store.ApplyBatchAsync(Enumerable.Range(0, 2_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2, 1_000))).ToList());
             CopyAsCrashImage(temp.Path, flushedLater.Path);
         }
 
-        // The crash: the later entries reached the disk, but the first of them is torn, so none of them counts as committed.
+        // The crash: the later entries reached the disk, but not the sector holding their commit record, so none of them
+        // counts as committed.
         string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
         foreach (string segment in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
         {
             File.Copy(segment, Path.Combine(walDirectory, Path.GetFileName(segment)), overwrite: true);
         }
 
-        string firstSegment = Path.Combine(walDirectory, "log.0");
-        byte[] firstLaterValue = Value(0, 2, 1_000).AsSpan(0, 20).ToArray();
-        FlipByteAt(firstSegment, IndexOf(File.ReadAllBytes(firstSegment), firstLaterValue) + 5);
+        string lastSegment = Directory.GetFiles(walDirectory, "log.*").Where(path => new FileInfo(path).Length > 0).OrderBy(path => int.Parse(Path.GetExtension(path)[1..], System.Globalization.CultureInfo.InvariantCulture)).Last();
+        int lastByte = File.ReadAllBytes(lastSegment).AsSpan().LastIndexOfAnyExcept((byte)0);
+        ZeroAt(lastSegment, lastByte & ~511, 512);
         var logger = new RecordingLogger();
         using var secondCrash = new TempDirectory();
         await using (var reopened = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit), logger))
@@ -250,17 +247,13 @@ public class WriteAheadLogTests
             await Task.Delay(WalCommitFile.DefaultMinimumInterval * 3);
             await store.UpsertAsync(Key(100), Value(100, 1));
             CopyAsCrashImage(temp.Path, beforeCrash.Path);
-            await Task.WhenAll(Enumerable.Range(0, 8).Select(async worker =>
-            {
-                for (int i = 200 + worker; i < 1_200; i += 8)
-                {
-                    await store.UpsertAsync(Key(i), Value(i, 2, 2_000));
-                }
-            }));
+
+            // One batch, one commit: a torn flush is always the last commit (commits run one at a time).
+            await store.ApplyBatchAsync(Enumerable.Range(200, 1_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2, 2_000))).ToList());
             CopyAsCrashImage(temp.Path, flushedLater.Path);
         }
 
-        // The crash: the later flushes reached the log's files, but not the newer commit metadata; and one sector of the
+        // The crash: the later flush reached the log's files, but not the newer commit metadata; and one sector of the
         // first later entry never made it. The sector is all filler ('#'), so FASTER's XOR checksum of the entry still
         // passes, and its recovery takes the commit records after it as committed.
         string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
