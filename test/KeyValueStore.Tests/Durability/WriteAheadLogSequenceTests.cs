@@ -304,6 +304,48 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
+    /// Commits run one at a time: while one commit's flush is held up by the disk, a second commit (a checkpoint's, say)
+    /// writes nothing, even when its entries start a new page, which FASTER alone would flush at once. Recovery relies on
+    /// it: a commit record on disk proves that the commit before it completed (<see cref="WalTearCheck"/>).
+    /// </summary>
+    [Fact]
+    public async Task ASecondCommit_WritesNothing_UntilTheFirstIsDurable()
+    {
+        using var temp = new TempDirectory();
+        FaultInjectingDevice? device = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Commit)) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner,
+        };
+        await using var store = new FasterRecordStore(settings, NullLogger.Instance);
+        WriteAheadLog log = store.WriteAheadLog!;
+        device!.HoldWrites();
+        Task first = store.UpsertAsync(Key(1), Value(1, 1)).AsTask();
+        Task? second = null;
+        try
+        {
+            await Eventually.TrueAsync(() => device.HeldWrites > 0, () => "the first commit never reached the disk");
+            int heldForFirst = device.HeldWrites;
+            while (log.TailAddress < PageSize + (PageSize / 4))
+            {
+                await log.AppendAsync(Key(2), Value(2, 1, 60_000), isDelete: false);
+            }
+
+            second = log.CommitAsync().AsTask();
+            await Task.Delay(200);
+            Assert.Equal(heldForFirst, device.HeldWrites);
+            Assert.False(second.IsCompleted);
+        }
+        finally
+        {
+            device.ReleaseWrites();
+        }
+
+        await Task.WhenAll(first, second).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.Equal(log.TailAddress, log.CommittedUntilAddress);
+    }
+
+    /// <summary>
     /// A batch larger than the log's memory (8 MB), while the disk holds the log's writes back: the memory fills with
     /// pages not yet flushed, the batch's next piece waits for a commit outside the append lock, and once the disk goes
     /// on, every piece keeps its place in the numbering.
