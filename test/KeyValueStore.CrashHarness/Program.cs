@@ -33,9 +33,16 @@ if (args.Length >= 1 && args[0] == "soak")
     int violations = 0, beforeReady = 0, lost = 0, torn = 0, whole = 0;
     long acknowledged = 0;
     var started = DateTime.UtcNow;
+    var evidence = new CycleEvidence(directory);
     for (int cycle = 1; cycle <= cycles; cycle++)
     {
+        evidence.TakeBeforeCycle();
         CycleReport report = await checker.RunCycleAsync(cycle);
+        if (report.Violations.Count > 0)
+        {
+            Console.Error.WriteLine($"cycle {cycle}: the files its worker recovered are kept in {evidence.KeepFor(cycle)}");
+        }
+
         violations += report.Violations.Count;
         beforeReady += report.KilledBeforeReady ? 1 : 0;
         acknowledged += report.Acknowledged;
@@ -62,6 +69,7 @@ if (args.Length >= 1 && args[0] == "soak")
 
     Console.WriteLine($"{mode}, {crash}: every key checked after the last cycle, {final.Count} violations; total {violations}");
 
+    evidence.Delete();
     Directory.Delete(directory, recursive: true);
     return violations == 0 ? 0 : 1;
 }
