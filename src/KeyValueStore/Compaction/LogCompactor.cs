@@ -5,7 +5,7 @@ using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Durability;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
@@ -89,7 +89,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             long region = _store.Log.SafeReadOnlyAddress - begin;
             if (!_policy.ShouldCompact(region))
             {
-                Log.CompactionSkipped(_logger, region, _policy.ThresholdBytes);
+                StoreEvents.CompactionSkipped(_logger, region, _policy.ThresholdBytes);
                 return;
             }
 
@@ -99,7 +99,7 @@ internal sealed class LogCompactor : IAsyncDisposable
                 long oldThreshold = _policy.ThresholdBytes;
                 if (_policy.RecordCompaction() is long raised)
                 {
-                    Log.CompactionThresholdRaised(_logger, oldThreshold, raised);
+                    StoreEvents.CompactionThresholdRaised(_logger, oldThreshold, raised);
                 }
             }
         }
@@ -179,7 +179,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             catch (Exception e)
             {
                 // A failed compaction loses nothing: the records it did not move are still where they were.
-                Log.CompactionFailed(_logger, e);
+                StoreEvents.CompactionFailed(_logger, e);
             }
         }
     }
@@ -213,7 +213,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             result = await _checkpointer.RunThenCheckpointAsync(() => CompactWithoutWritersAsync(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
         }
 
-        Log.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
+        StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         return result;
     }

@@ -4,7 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
@@ -183,7 +183,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         {
             // The disk failed: a checkpoint could not complete, and might save writes whose callers were told they
             // failed. Recovery takes the previous checkpoint and, in Commit mode, the log's committed entries.
-            Log.CloseCheckpointSkipped(_logger);
+            StoreEvents.CloseCheckpointSkipped(_logger);
         }
         else
         {
@@ -233,7 +233,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         catch (Exception e)
         {
             // The previous checkpoint still stands; the next write past the bound asks again.
-            Log.CheckpointFailed(_logger, Reason, e);
+            StoreEvents.CheckpointFailed(_logger, Reason, e);
         }
         finally
         {
@@ -263,7 +263,7 @@ internal sealed class Checkpointer : IAsyncDisposable
             catch (Exception e)
             {
                 // The previous checkpoint still stands; the next tick tries again.
-                Log.CheckpointFailed(_logger, "periodic", e);
+                StoreEvents.CheckpointFailed(_logger, "periodic", e);
             }
         }
     }
@@ -336,6 +336,6 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
 
         Interlocked.Increment(ref _checkpointCount);
-        Log.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));
+        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));
     }
 }

@@ -38,7 +38,7 @@ internal static class StoreRecovery
 
             requested.WriteAtomically(layout.ManifestPath, settings.Directories);
             CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath, settings.Directories);
-            Log.DurableStoreCreated(logger, layout.ManifestPath, settings.Durability);
+            StoreEvents.DurableStoreCreated(logger, layout.ManifestPath, settings.Durability);
         }
         else
         {
@@ -67,7 +67,7 @@ internal static class StoreRecovery
 
         foreach (string metadata in skipped)
         {
-            Log.IncompleteCheckpointSkipped(logger, metadata);
+            StoreEvents.IncompleteCheckpointSkipped(logger, metadata);
         }
 
         FasterKV<SpanByte, SpanByte>? store = null;
@@ -81,7 +81,7 @@ internal static class StoreRecovery
 
                 // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
                 store.Recover(default, point.Token);
-                Log.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
+                StoreEvents.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
 
                 // FASTER asked to delete every checkpoint but the recovered one, which is the one the record names.
                 checkpointFiles!.DeleteReplacedCheckpoints();

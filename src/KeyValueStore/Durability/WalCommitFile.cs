@@ -21,8 +21,8 @@ namespace KeyValueStore.Durability;
 /// single writer on the development VM (docs/durability.md).
 /// <para>
 /// What the interval costs: an entry damaged on disk before the latest metadata is found by replay and reported; one
-/// damaged within the last interval before a crash looks like the end of the log to the forward scan, and the commits
-/// after it are dropped. SQLite's WAL treats every frame after a bad checksum that way; here the window is one interval.
+/// damaged after it looks to the forward scan like the end of the log, and <see cref="WalTearCheck"/> decides whether a
+/// crash could have left it.
 /// </para>
 /// <para>
 /// A new log gets a first slot (commit 0, empty) before anything is appended (<see cref="EnsureStart"/>), so recovery always has a start, and the

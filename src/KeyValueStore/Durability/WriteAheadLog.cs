@@ -234,7 +234,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             device = null;
             commits.Dispose();
             WalTailScrubber.Scrub(directory, segmentSizeBits, torn);
-            Log.WriteAheadLogTornTailDropped(logger, directory, torn, foundEnd);
+            StoreEvents.WriteAheadLogTornTailDropped(logger, directory, torn, foundEnd);
         }
         catch
         {
@@ -386,7 +386,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
 
         await DisposeAsync().ConfigureAwait(false);
         WalTailScrubber.Scrub(_directory, _segmentSizeBits, committedUntil);
-        Log.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
+        StoreEvents.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
         WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _fault, _logger, _wrapDevice);
         if (reopened.CommittedUntilAddress != committedUntil)
         {
@@ -802,7 +802,7 @@ internal sealed class WriteAheadLog : IAsyncDisposable
             {
                 // The waiting writers get StoreFaultedException from their wait; every later write is fenced off.
                 Fault(e is StoreFaultedException faulted ? faulted.InnerException! : e);
-                Log.WriteAheadLogCommitFailed(_logger, e);
+                StoreEvents.WriteAheadLogCommitFailed(_logger, e);
             }
         }
     }

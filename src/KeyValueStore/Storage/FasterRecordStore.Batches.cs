@@ -4,7 +4,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Durability;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
 namespace KeyValueStore.Storage;
 

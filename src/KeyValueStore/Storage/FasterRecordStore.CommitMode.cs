@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Runtime.ExceptionServices;
 using System.Threading;
 using System.Threading.Tasks;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
 namespace KeyValueStore.Storage;
 

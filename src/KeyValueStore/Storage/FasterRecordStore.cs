@@ -7,7 +7,7 @@ using FASTER.core;
 using KeyValueStore.Compaction;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Durability;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 using Microsoft.Extensions.Logging;
 
 namespace KeyValueStore.Storage;
@@ -67,7 +67,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     public FasterRecordStore(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, RecordFormat? format = null)
         : this(OwnedLog.Create(settings, format ?? RecordFormat.RawBytes, logger, timeProvider ?? TimeProvider.System), settings, logger, timeProvider)
     {
-        Log.StoreOpened(logger, _ownedLayout!.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
+        StoreEvents.StoreOpened(logger, _ownedLayout!.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
     }
 
     /// <summary>
@@ -78,7 +78,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     public FasterRecordStore(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
         : this(OwnedLog.Supplied(fasterKV, settings), settings, logger, timeProvider)
     {
-        Log.StoreOpenedOnSuppliedFasterKV(logger);
+        StoreEvents.StoreOpenedOnSuppliedFasterKV(logger);
     }
 
     private FasterRecordStore(OwnedLog log, StoreSettings settings, ILogger logger, TimeProvider? timeProvider)
@@ -356,13 +356,13 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
             // Off the caller's synchronization context: replay awaits FASTER, and a constructor cannot be async.
             WalReplayResult replayed = Task.Run(() => writeAheadLog.ReplayAsync(from, ApplyReplayedAsync)).GetAwaiter().GetResult();
             _fault.ThrowIfFaulted();
-            Log.WriteAheadLogReplayed(_logger, from.Address, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
+            StoreEvents.WriteAheadLogReplayed(_logger, from.Address, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
             if (durability != DurabilityMode.Commit)
             {
                 Task.Run(() => _checkpointer!.RetireWriteAheadLogAsync()).GetAwaiter().GetResult();
                 writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
                 WriteAheadLog.DeleteFiles(writeAheadLog.Directory);
-                Log.WriteAheadLogRetired(_logger, writeAheadLog.Directory, durability);
+                StoreEvents.WriteAheadLogRetired(_logger, writeAheadLog.Directory, durability);
             }
         }
         catch (Exception e)
@@ -473,7 +473,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
                 ReleaseEngineAndFiles();
             }
 
-            Log.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
+            StoreEvents.StoreClosed(_logger, _ownedDevice is null ? "left to the caller" : _deleteLogOnClose ? "deleted" : "kept");
             _disposed.SetResult();
         }
         catch (Exception e)

@@ -1,7 +1,7 @@
 using System;
 using System.Threading;
 using FASTER.core;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
 namespace KeyValueStore.Storage;
 

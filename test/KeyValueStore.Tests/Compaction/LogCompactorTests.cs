@@ -6,7 +6,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Compaction;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;

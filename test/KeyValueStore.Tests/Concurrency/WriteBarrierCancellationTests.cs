@@ -1,9 +1,9 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
-namespace KeyValueStore.Tests.Sessions;
+namespace KeyValueStore.Tests.Concurrency;
 
 /// <summary>A writer waiting at a closed barrier can give up, and leaves the barrier as if it had never come.</summary>
 public class WriteBarrierCancellationTests

@@ -1,9 +1,9 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
-namespace KeyValueStore.Tests.Sessions;
+namespace KeyValueStore.Tests.Concurrency;
 
 /// <summary>Writers waiting for a key's stripe can give up without holding or leaking it.</summary>
 public class KeyStripeCancellationTests

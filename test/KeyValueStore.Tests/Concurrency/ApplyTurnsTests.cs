@@ -1,7 +1,7 @@
 using System.Threading.Tasks;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
-namespace KeyValueStore.Tests.Sessions;
+namespace KeyValueStore.Tests.Concurrency;
 
 /// <summary>Commit mode's apply order: per stripe, turns come in ticket order, whatever order the writers arrive in.</summary>
 public class ApplyTurnsTests

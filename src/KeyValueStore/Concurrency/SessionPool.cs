@@ -4,7 +4,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace KeyValueStore.Sessions;
+namespace KeyValueStore.Concurrency;
 
 /// <summary>
 /// A bounded pool of FASTER sessions (or anything else single-caller and disposable). Sessions are

@@ -2,7 +2,7 @@ using System;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace KeyValueStore.Sessions;
+namespace KeyValueStore.Concurrency;
 
 /// <summary>
 /// Admits operations until the store closes, and lets closing wait until every admitted operation has

@@ -3,7 +3,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 
-namespace KeyValueStore.Sessions;
+namespace KeyValueStore.Concurrency;
 
 /// <summary>
 /// Lets at most one write at a time into FASTER per stripe of hash buckets, so that no two of this store's writes ever race to

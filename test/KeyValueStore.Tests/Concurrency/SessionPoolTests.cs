@@ -3,9 +3,9 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
-namespace KeyValueStore.Tests.Sessions;
+namespace KeyValueStore.Tests.Concurrency;
 
 public class SessionPoolTests
 {

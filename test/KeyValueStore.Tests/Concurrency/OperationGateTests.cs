@@ -1,7 +1,7 @@
 using System;
-using KeyValueStore.Sessions;
+using KeyValueStore.Concurrency;
 
-namespace KeyValueStore.Tests.Sessions;
+namespace KeyValueStore.Tests.Concurrency;
 
 public class OperationGateTests
 {

@@ -2,7 +2,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace KeyValueStore.Sessions;
+namespace KeyValueStore.Concurrency;
 
 /// <summary>
 /// Commit mode: lets the writes of each key stripe reach FASTER one at a time, in the order they reached the

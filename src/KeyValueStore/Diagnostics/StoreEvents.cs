@@ -4,10 +4,11 @@ using Microsoft.Extensions.Logging;
 namespace KeyValueStore.Diagnostics;
 
 /// <summary>
-/// Every log event of the library. EventIds are stable: dashboards and alerts may key on them, so a
-/// number is never reused for a different event.
+/// Every event the library writes to its <see cref="ILogger"/>. EventIds are stable: dashboards and alerts may key on
+/// them, so a number is never reused for a different event. (Not called "Log": in this code base "log" is FASTER's
+/// hybrid log, and the write-ahead log is always named in full.)
 /// </summary>
-internal static partial class Log
+internal static partial class StoreEvents
 {
     [LoggerMessage(EventId = 1, Level = LogLevel.Information,
         Message = "Store opened: log files '{LogBasePath}.<n>', {PageSizeBytes}-byte pages, {MemorySizeBytes} bytes of log in memory, {SegmentSizeBytes}-byte segments, delete on close {DeleteLogOnClose}.")]

@@ -2,7 +2,7 @@ using System;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace KeyValueStore.Sessions;
+namespace KeyValueStore.Concurrency;
 
 /// <summary>
 /// Lets writes run concurrently with each other but never with a checkpoint or a compaction: <see cref="CloseAsync"/>
@@ -11,7 +11,7 @@ namespace KeyValueStore.Sessions;
 /// <remarks>
 /// Compaction: FASTER 2.6.5's compaction reads a key's hash entry before it takes the bucket latch and links its copy
 /// after, so a write to that key in between makes the copy's link fail. FASTER then leaves the unlinked record in the
-/// log with its key length overwritten (see <see cref="KeyValueStore.Sessions.KeyStripeLocks"/>), and every later log
+/// log with its key length overwritten (see <see cref="KeyValueStore.Concurrency.KeyStripeLocks"/>), and every later log
 /// scan misjudges its size and skips the records after it: compaction dropped them and recovery forgot them.
 /// <para>
 /// Checkpoints: it was added while the crash harness was finding torn values in Commit mode, whose cause turned out to
