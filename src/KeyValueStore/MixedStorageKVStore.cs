@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Engine;
 using KeyValueStore.Serialization;
 using KeyValueStore.Storage;
 using MessagePack;

@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
 using FASTER.core;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
 

@@ -6,6 +6,7 @@ using System.Linq;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.CrashHarness;

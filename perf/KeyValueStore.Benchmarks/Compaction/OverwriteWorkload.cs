@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
 

@@ -3,6 +3,7 @@ using System.IO;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using MessagePack;
 using Microsoft.Extensions.Logging.Abstractions;

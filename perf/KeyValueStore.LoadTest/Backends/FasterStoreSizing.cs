@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.Numerics;
+using KeyValueStore.Engine;
 using KeyValueStore.LoadTest.Options;
 using KeyValueStore.Storage;
 

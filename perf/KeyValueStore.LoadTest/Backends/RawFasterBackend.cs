@@ -4,9 +4,10 @@ using System.Collections.Concurrent;
 using System.IO;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using StoreSession = FASTER.core.ClientSession<
-    FASTER.core.SpanByte, FASTER.core.SpanByte, FASTER.core.SpanByte, KeyValueStore.Storage.PooledBuffer, FASTER.core.Empty, KeyValueStore.Storage.RecordFunctions>;
+    FASTER.core.SpanByte, FASTER.core.SpanByte, FASTER.core.SpanByte, KeyValueStore.Storage.PooledBuffer, FASTER.core.Empty, KeyValueStore.Engine.RecordFunctions>;
 
 namespace KeyValueStore.LoadTest.Backends;
 

@@ -30,7 +30,7 @@ namespace KeyValueStore.Compaction;
 internal sealed class LogCompactor : IAsyncDisposable
 {
     private readonly FasterKV<SpanByte, SpanByte> _store;
-    private readonly Func<StoreSession> _newSession;
+    private readonly Action<long> _copyLiveRecordsBelow;
     private readonly Checkpointer? _checkpointer;
     private readonly WriteBarrier _writes;
     private readonly StoreFault _fault;
@@ -45,9 +45,23 @@ internal sealed class LogCompactor : IAsyncDisposable
     private Task _schedule = Task.CompletedTask;
     private int _disposed;
 
+    /// <param name="store">The FASTER store whose log is compacted: its addresses are read, never its records.</param>
+    /// <param name="copyLiveRecordsBelow">
+    /// The engine's copy of the live records below an address to the log's tail (FASTER's lookup compaction in a session
+    /// of the engine's), so the compactor needs nothing of how records are read and written.
+    /// </param>
+    /// <param name="checkpointer">Durable stores: compactions run under its lock and end with a checkpoint.</param>
+    /// <param name="writes">Held closed while records are copied.</param>
+    /// <param name="fault">The store's fault: a failed compaction write stops compactions.</param>
+    /// <param name="layout">The store's files, to measure what a truncation gives back; null when the caller owns the device.</param>
+    /// <param name="pageSizeBits">The log's page size.</param>
+    /// <param name="segmentSizeBits">The log's segment size.</param>
+    /// <param name="policy">When the timer compacts.</param>
+    /// <param name="timeProvider">Drives the timer.</param>
+    /// <param name="logger">Receives compaction events.</param>
     public LogCompactor(
         FasterKV<SpanByte, SpanByte> store,
-        Func<StoreSession> newSession,
+        Action<long> copyLiveRecordsBelow,
         Checkpointer? checkpointer,
         WriteBarrier writes,
         StoreFault fault,
@@ -59,7 +73,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         ILogger logger)
     {
         _store = store;
-        _newSession = newSession;
+        _copyLiveRecordsBelow = copyLiveRecordsBelow;
         _checkpointer = checkpointer;
         _writes = writes;
         _fault = fault;
@@ -248,10 +262,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     {
         long begin = _store.Log.BeginAddress;
         long logBytesBefore = _store.Log.TailAddress - begin;
-        using (StoreSession session = _newSession())
-        {
-            session.Compact(untilAddress, CompactionType.Lookup);
-        }
+        _copyLiveRecordsBelow(untilAddress);
 
         return new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - _store.Log.BeginAddress, DiskBytesBelow(_store.Log.BeginAddress));
     }

@@ -17,7 +17,7 @@ namespace KeyValueStore.Durability;
 /// <remarks>
 /// The write-ahead log is opened in Commit mode, and in any durable mode when its directory exists: a store written in
 /// Commit mode and reopened in Checkpoint mode still has acknowledged writes there. The caller replays it
-/// (<see cref="FasterRecordStore"/> owns the write path replay goes through).
+/// (the engine owns the write path replay goes through).
 /// </remarks>
 internal static class StoreRecovery
 {

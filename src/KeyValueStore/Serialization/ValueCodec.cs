@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using MessagePack;
 

@@ -7,6 +7,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Compaction;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
@@ -286,11 +287,19 @@ public class LogCompactorTests
             await store.UpsertAsync(Key(key), Encoding.UTF8.GetBytes($"value {key}"));
         }
 
-        // The first compaction fails when it asks for its session; later ones get a real one.
-        int sessionsRequested = 0;
+        // The first compaction fails before it copies anything; later ones copy.
+        int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            () => Interlocked.Increment(ref sessionsRequested) == 1 ? throw new IOException("injected compaction failure") : store.NewSession(),
+            untilAddress =>
+            {
+                if (Interlocked.Increment(ref compactions) == 1)
+                {
+                    throw new IOException("injected compaction failure");
+                }
+
+                store.CopyLiveRecordsBelow(untilAddress);
+            },
             checkpointer: null,
             new WriteBarrier(),
             new StoreFault(),

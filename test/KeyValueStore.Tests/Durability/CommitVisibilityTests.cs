@@ -1,5 +1,6 @@
 using System;
 using System.Threading.Tasks;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;

@@ -1,4 +1,3 @@
-using KeyValueStore.Tests.Support;
 using System;
 using System.Collections.Concurrent;
 using System.IO;
@@ -7,7 +6,9 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
+using KeyValueStore.Tests.Support;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;

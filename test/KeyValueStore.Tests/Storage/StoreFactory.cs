@@ -1,4 +1,5 @@
 using System;
+using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;

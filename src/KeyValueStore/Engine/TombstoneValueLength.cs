@@ -1,6 +1,7 @@
 using FASTER.core;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Sizes the value of a record created by RMW. Our only RMW is delete (see <see cref="RecordFunctions"/>),

@@ -1,6 +1,7 @@
 using System;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Turns a stored value's bytes into what the caller wants, while the engine still holds the pooled copy of them.

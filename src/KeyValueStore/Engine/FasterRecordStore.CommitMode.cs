@@ -4,8 +4,9 @@ using System.Runtime.ExceptionServices;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Commit mode's writes: each is appended to the write-ahead log, committed, and only then applied, in its stripe's log

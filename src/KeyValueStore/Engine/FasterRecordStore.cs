@@ -5,12 +5,13 @@ using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Compaction;
+using KeyValueStore.Concurrency;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Durability;
-using KeyValueStore.Concurrency;
+using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// The engine under the typed store: upsert, read and delete of byte keys and byte values on a
@@ -513,7 +514,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     {
         var compactor = new LogCompactor(
             FasterKV,
-            NewSession,
+            CopyLiveRecordsBelow,
             _checkpointer,
             _writes,
             _fault,
@@ -531,7 +532,14 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         return compactor;
     }
 
-    /// <summary>A new FASTER session with this store's callbacks; internal so tests can wrap the factory a compactor uses.</summary>
+    /// <summary>Copies the live records below <paramref name="untilAddress"/> to the log's tail (FASTER's lookup compaction) and moves the begin address past them.</summary>
+    internal void CopyLiveRecordsBelow(long untilAddress)
+    {
+        using StoreSession session = NewSession();
+        session.Compact(untilAddress, CompactionType.Lookup);
+    }
+
+    /// <summary>A new FASTER session with this store's callbacks.</summary>
     internal StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
 
     /// <summary>

@@ -3,10 +3,11 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
-using KeyValueStore.Durability;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>Atomic multi-key operations: batches of writes, read-modify-write of several keys, consistent multi-key reads.</summary>
 /// <remarks>

@@ -1,6 +1,7 @@
 using FASTER.core;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// The FASTER callbacks of every store session. Upserts copy the value into the log (inherited from

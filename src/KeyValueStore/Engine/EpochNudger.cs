@@ -1,8 +1,9 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Keeps FASTER's epoch moving while operations wait on it. While at least one operation is

@@ -1,8 +1,9 @@
 using System;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Storage;
 
-namespace KeyValueStore.Storage;
+namespace KeyValueStore.Engine;
 
 /// <summary>
 /// The one place that points FASTER <see cref="SpanByte"/>s at caller memory. Each method pins the

@@ -4,4 +4,4 @@ global using StoreSession = FASTER.core.ClientSession<
     FASTER.core.SpanByte,
     KeyValueStore.Storage.PooledBuffer,
     FASTER.core.Empty,
-    KeyValueStore.Storage.RecordFunctions>;
+    KeyValueStore.Engine.RecordFunctions>;
