@@ -269,12 +269,6 @@ internal sealed partial class FasterRecordStore
         }
     }
 
-    private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
-    {
-        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
-        return OpenReadResult(key.Span, result);
-    }
-
     /// <summary>What a batch holds while it runs: a write admission, its keys' stripes and a session.</summary>
     private readonly struct BatchScope(WriteAdmission write, KeyStripeLocks.HeldMany stripes, SessionPool<StoreSession>.Lease lease) : IDisposable
     {

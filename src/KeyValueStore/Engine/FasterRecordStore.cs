@@ -197,8 +197,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _fault.ThrowIfFaulted();
         using OperationGate.Admission admission = _gate.Enter(this);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-        var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
-        return OpenReadResult(key.Span, result);
+        return await ReadInSessionAsync(lease.Session, key).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -213,11 +212,30 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         (bool found, PooledBuffer value) read;
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
-            var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(lease.Session, key.Span)).ConfigureAwait(false);
-            read = OpenReadResult(key.Span, result);
+            read = await ReadInSessionAsync(lease.Session, key).ConfigureAwait(false);
         }
 
         return Decode(read, decoder);
+    }
+
+    /// <summary>
+    /// Reads a key in <paramref name="session"/>. A read that finds nothing while the log's begin address moved is read
+    /// again: FASTER 2.6.5 reports a record as not found when a compaction moves the begin address past it while the read
+    /// waits for the disk (<c>ContinuePendingRead</c> gives up on an address below the begin address), though the
+    /// compaction copied the live record to the tail first. Only reads that find nothing pay for the check.
+    /// </summary>
+    private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
+    {
+        while (true)
+        {
+            long beginAddress = FasterKV.Log.BeginAddress;
+            var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
+            (bool found, PooledBuffer value) = OpenReadResult(key.Span, result);
+            if (found || FasterKV.Log.BeginAddress == beginAddress)
+            {
+                return (found, value);
+            }
+        }
     }
 
     /// <summary>Decodes a read's pooled value, if any, and gives the buffer back whatever the decoder does.</summary>

@@ -7,8 +7,8 @@ namespace KeyValueStore.Tests.Support;
 
 /// <summary>
 /// A device that passes everything to the real one until told to fail: then every write completes with an I/O error
-/// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would. It can also hold writes back, as a
-/// slow disk would, until released.
+/// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would. It can also hold writes or reads
+/// back, as a slow disk would, until released.
 /// </summary>
 internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inner)
 {
@@ -19,6 +19,8 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     public const uint NoSpaceLeft = 28;
 
     private readonly System.Collections.Generic.List<Action> _heldWrites = [];
+    private readonly System.Collections.Generic.List<Action> _heldReads = [];
+    private bool _holdingReads;
     private uint _writeError;
     private uint _readError;
     private long _failedWrites;
@@ -87,9 +89,44 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
         }
     }
 
+    /// <summary>Gets how many reads are being held back.</summary>
+    public int HeldReads
+    {
+        get
+        {
+            lock (_heldReads)
+            {
+                return _heldReads.Count;
+            }
+        }
+    }
+
+    /// <summary>From now on reads are held back, as a slow disk would hold them, until <see cref="ReleaseReads"/>.</summary>
+    public void HoldReads() => SetHoldingReads(true);
+
+    /// <summary>Lets new reads through; those already held stay held until <see cref="ReleaseReads"/>.</summary>
+    public void StopHoldingNewReads() => SetHoldingReads(false);
+
+    /// <summary>Issues the held reads, in order, and lets later ones through.</summary>
+    public void ReleaseReads()
+    {
+        Action[] held;
+        lock (_heldReads)
+        {
+            _holdingReads = false;
+            held = [.. _heldReads];
+            _heldReads.Clear();
+        }
+
+        foreach (Action read in held)
+        {
+            read();
+        }
+    }
+
     public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
     {
-        if (!ReadFailed(callback, context))
+        if (!ReadFailed(callback, context) && !HeldRead(() => Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context)))
         {
             Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
         }
@@ -97,7 +134,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
     {
-        if (!ReadFailed(callback, context))
+        if (!ReadFailed(callback, context) && !HeldRead(() => Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context)))
         {
             Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
         }
@@ -114,6 +151,27 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
             }
 
             return _holding;
+        }
+    }
+
+    private void SetHoldingReads(bool holding)
+    {
+        lock (_heldReads)
+        {
+            _holdingReads = holding;
+        }
+    }
+
+    private bool HeldRead(Action read)
+    {
+        lock (_heldReads)
+        {
+            if (_holdingReads)
+            {
+                _heldReads.Add(read);
+            }
+
+            return _holdingReads;
         }
     }
 
