@@ -12,8 +12,8 @@ namespace KeyValueStore.Durability;
 /// </summary>
 /// <remarks>
 /// Why it exists: FASTER's metadata alone cannot tell a store that never completed a checkpoint from one whose metadata
-/// was deleted or emptied (both look like "no checkpoint", which used to open an empty store and delete the segments),
-/// and FASTER's checksum over the metadata does not cover every field (a flipped bit in one of the others opened an
+/// was deleted or emptied (both look like "no checkpoint", which would open an empty store and delete the segments),
+/// and FASTER's checksum over the metadata does not cover every field (a flipped bit in one of the others would open an
 /// empty store). With this record, recovery knows which checkpoint must exist and checks all of its bytes.
 /// <para>
 /// A crash between FASTER completing a checkpoint and this record being rewritten leaves the record one checkpoint

@@ -21,10 +21,10 @@ namespace KeyValueStore.Durability;
 /// <remarks>
 /// The log is a FASTER <see cref="FasterLog"/> on its own files (<see cref="LogFileLayout.WriteAheadLogDirectory"/>),
 /// with a checksum per entry, in FASTER's fast-commit mode: a commit appends a commit record and flushes the log's tail
-/// with one write-through write, shared by every writer waiting at that moment. (A checkpoint per commit, what this log
-/// replaced, cost a version change, a new checkpoint folder and a file deletion.) Where recovery starts looking for
+/// with one write-through write, shared by every writer waiting at that moment (a checkpoint per commit would cost a
+/// version change, a new checkpoint folder and a file deletion). Where recovery starts looking for
 /// commit records is kept in a <see cref="WalCommitFile"/>. One commit runs at a time (<see cref="CommitAsync"/>): writers that arrive while
-/// it runs wait for the next, which takes all of them; two at a time measured slower.
+/// it runs wait for the next, which takes all of them (two at a time measured slower, docs/durability.md).
 /// <para>
 /// The log holds transactions (<see cref="WalTransaction"/>) split into entries no larger than
 /// <see cref="MaxFragmentPayload"/> (<see cref="WalFragment"/>), so the log's pages stay small whatever the store's page

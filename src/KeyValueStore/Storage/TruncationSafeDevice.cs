@@ -14,11 +14,10 @@ namespace KeyValueStore.Storage;
 /// that nothing can await. In FASTER 2.6.5, <c>ManagedLocalStorageDevice.RemoveSegment</c> (called by
 /// truncation) and <c>ManagedLocalStorageDevice.Dispose</c> both dispose the segment's handle pool,
 /// and two concurrent disposals of one pool can leave one waiting forever for a handle the other
-/// took. We saw exactly that hang in the compaction benchmark when a store closed right after a
-/// compaction. Here truncations pass an <see cref="OperationGate"/>. <see cref="StopTruncations"/>
-/// closes the gate and waits for those in flight; the store calls it before disposing its
-/// <c>FasterKV</c>, because a truncation runs inside the store's epoch, and waiting for one after the
-/// epoch is gone left it spinning on freed memory (the second hang we saw). Truncations that arrive
+/// took (a store closed right after a compaction hangs so). Here truncations pass an
+/// <see cref="OperationGate"/>. <see cref="StopTruncations"/> closes the gate and waits for those in
+/// flight; the store calls it before disposing its <c>FasterKV</c>, because a truncation runs inside
+/// the store's epoch, and one waited for after the epoch is gone spins on freed memory. Truncations that arrive
 /// after the gate closed are dropped: the store is closing, and its segments are deleted on close
 /// anyway when <c>DeleteLogOnClose</c> is set.
 /// </remarks>
