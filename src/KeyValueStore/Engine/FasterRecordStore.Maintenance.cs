@@ -1,0 +1,62 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Compaction;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>Compaction and checkpoints on demand, and the compactor the store runs.</summary>
+internal sealed partial class FasterRecordStore
+{
+    /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
+    public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Takes a checkpoint of a durable store now; completes when everything written before the call is on disk.</summary>
+    /// <exception cref="StoreNotDurableException">The store is not durable.</exception>
+    public async Task CheckpointAsync(CancellationToken cancellationToken = default)
+    {
+        using OperationGate.Admission admission = _gate.Enter(this);
+        if (_checkpointer is null)
+        {
+            throw new StoreNotDurableException();
+        }
+
+        await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
+    }
+
+    private LogCompactor StartCompactor(StoreSettings settings, TimeProvider? timeProvider)
+    {
+        var compactor = new LogCompactor(
+            FasterKV,
+            CopyLiveRecordsBelow,
+            _checkpointer,
+            _writes,
+            _fault,
+            _ownedLayout,
+            settings.PageSizeBits,
+            settings.SegmentSizeBits,
+            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
+            timeProvider ?? TimeProvider.System,
+            _logger);
+        if (settings.TimeBetweenLogCompactions is TimeSpan interval)
+        {
+            compactor.Start(interval);
+        }
+
+        return compactor;
+    }
+
+    /// <summary>Copies the live records below <paramref name="untilAddress"/> to the log's tail (FASTER's lookup compaction) and moves the begin address past them.</summary>
+    internal void CopyLiveRecordsBelow(long untilAddress)
+    {
+        using StoreSession session = NewSession();
+        session.Compact(untilAddress, CompactionType.Lookup);
+    }
+}
