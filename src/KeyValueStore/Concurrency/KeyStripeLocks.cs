@@ -59,16 +59,16 @@ internal sealed class KeyStripeLocks
     }
 
     /// <summary>Waits for the stripe; dispose the result to let the next write of that stripe in.</summary>
-    public ValueTask<Held> EnterAsync(int stripe, CancellationToken cancellationToken = default)
+    public ValueTask<Scope> EnterAsync(int stripe, CancellationToken cancellationToken = default)
     {
         SemaphoreSlim semaphore = _stripes[stripe];
-        return semaphore.Wait(0) ? new ValueTask<Held>(new Held(semaphore)) : WaitThenHoldAsync(semaphore, cancellationToken);
+        return semaphore.Wait(0) ? new ValueTask<Scope>(new Scope(semaphore)) : WaitThenHoldAsync(semaphore, cancellationToken);
     }
 
-    private static async ValueTask<Held> WaitThenHoldAsync(SemaphoreSlim semaphore, CancellationToken cancellationToken)
+    private static async ValueTask<Scope> WaitThenHoldAsync(SemaphoreSlim semaphore, CancellationToken cancellationToken)
     {
         await semaphore.WaitAsync(cancellationToken).ConfigureAwait(false);
-        return new Held(semaphore);
+        return new Scope(semaphore);
     }
 
     /// <summary>
@@ -77,7 +77,7 @@ internal sealed class KeyStripeLocks
     /// other waits for.
     /// </summary>
     /// <remarks>Cancelled while waiting, it gives back the stripes it already holds.</remarks>
-    public async ValueTask<HeldMany> EnterManyAsync(int[] sortedDistinctStripes, CancellationToken cancellationToken = default)
+    public async ValueTask<ManyScope> EnterManyAsync(int[] sortedDistinctStripes, CancellationToken cancellationToken = default)
     {
         int entered = 0;
         try
@@ -89,11 +89,11 @@ internal sealed class KeyStripeLocks
         }
         catch
         {
-            new HeldMany(this, sortedDistinctStripes, entered).Dispose();
+            new ManyScope(this, sortedDistinctStripes, entered).Dispose();
             throw;
         }
 
-        return new HeldMany(this, sortedDistinctStripes, entered);
+        return new ManyScope(this, sortedDistinctStripes, entered);
     }
 
     /// <summary>The sorted, distinct stripes of the keys of <paramref name="items"/>.</summary>
@@ -111,13 +111,13 @@ internal sealed class KeyStripeLocks
     }
 
     /// <summary>Several stripes held by one batch or multi-key read.</summary>
-    public readonly struct HeldMany : IDisposable
+    public readonly struct ManyScope : IDisposable
     {
         private readonly KeyStripeLocks _locks;
         private readonly int[] _stripes;
         private readonly int _count;
 
-        public HeldMany(KeyStripeLocks locks, int[] stripes, int count)
+        public ManyScope(KeyStripeLocks locks, int[] stripes, int count)
         {
             _locks = locks;
             _stripes = stripes;
@@ -134,11 +134,11 @@ internal sealed class KeyStripeLocks
     }
 
     /// <summary>A stripe held by one write.</summary>
-    public readonly struct Held : IDisposable
+    public readonly struct Scope : IDisposable
     {
         private readonly SemaphoreSlim? _semaphore;
 
-        public Held(SemaphoreSlim semaphore)
+        public Scope(SemaphoreSlim semaphore)
         {
             _semaphore = semaphore;
         }

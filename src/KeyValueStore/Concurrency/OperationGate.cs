@@ -22,14 +22,14 @@ internal sealed class OperationGate
     public bool IsClosed => (Volatile.Read(ref _state) & ClosedFlag) != 0;
 
     /// <summary>Enters, or throws <see cref="ObjectDisposedException"/> if the gate has closed. Disposing the admission exits.</summary>
-    public Admission Enter(object owner)
+    public Scope Enter(object owner)
     {
         if (!TryEnter())
         {
             throw new ObjectDisposedException(owner.GetType().Name, "The store has been disposed; create a new store to continue.");
         }
 
-        return new Admission(this);
+        return new Scope(this);
     }
 
     /// <summary>Enters and returns true, or returns false if the gate has closed. A true return must be paired with <see cref="Exit"/>.</summary>
@@ -75,7 +75,7 @@ internal sealed class OperationGate
     public Task WhenDrained => _drained.Task;
 
     /// <summary>One operation inside the gate; disposing it lets the operation out.</summary>
-    public readonly struct Admission(OperationGate gate) : IDisposable
+    public readonly struct Scope(OperationGate gate) : IDisposable
     {
         public void Dispose() => gate.Exit();
     }

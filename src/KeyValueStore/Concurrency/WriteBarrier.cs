@@ -123,4 +123,18 @@ internal sealed class WriteBarrier
     }
 
     private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>Enters as a writer (<see cref="EnterWriteAsync"/>) for a <c>using</c> scope, whose disposal exits.</summary>
+    /// <exception cref="System.OperationCanceledException">Cancelled while the barrier was closed; nothing was entered.</exception>
+    public async ValueTask<Scope> EnterScopeAsync(CancellationToken cancellationToken = default)
+    {
+        await EnterWriteAsync(cancellationToken).ConfigureAwait(false);
+        return new Scope(this);
+    }
+
+    /// <summary>A writer's pass through the barrier; disposing it exits (<see cref="ExitWrite"/>).</summary>
+    public readonly struct Scope(WriteBarrier barrier) : System.IDisposable
+    {
+        public void Dispose() => barrier?.ExitWrite();
+    }
 }

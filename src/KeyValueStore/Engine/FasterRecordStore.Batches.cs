@@ -37,7 +37,7 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
             return;
@@ -76,7 +76,7 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int written;
         using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(keys, key => key), cancellationToken).ConfigureAwait(false))
         {
@@ -137,9 +137,9 @@ internal sealed partial class FasterRecordStore
     public async ValueTask<(bool Found, PooledBuffer Value)[]> ReadManyAsync(IReadOnlyList<ReadOnlyMemory<byte>> keys, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
-        using KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
+        using KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
         if (_applyTurns is not null)
         {
             // Commit mode applies a write after it gives its stripe back: wait for the logged ones, so no batch is seen in part.
@@ -177,8 +177,8 @@ internal sealed partial class FasterRecordStore
     /// </summary>
     private async ValueTask<BatchScope> EnterBatchAsync(int[] stripes, CancellationToken cancellationToken)
     {
-        WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
-        KeyStripeLocks.HeldMany held = default;
+        WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
+        KeyStripeLocks.ManyScope held = default;
         try
         {
             held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
@@ -270,7 +270,7 @@ internal sealed partial class FasterRecordStore
     }
 
     /// <summary>What a batch holds while it runs: a write admission, its keys' stripes and a session.</summary>
-    private readonly struct BatchScope(WriteAdmission write, KeyStripeLocks.HeldMany stripes, SessionPool<StoreSession>.Lease lease) : IDisposable
+    private readonly struct BatchScope(WriteBarrier.Scope write, KeyStripeLocks.ManyScope stripes, SessionPool<StoreSession>.Lease lease) : IDisposable
     {
         public StoreSession Session => lease.Session;
 

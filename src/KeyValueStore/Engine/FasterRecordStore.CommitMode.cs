@@ -24,12 +24,12 @@ internal sealed partial class FasterRecordStore
     /// <summary>Logs, commits and applies one upsert or delete; returns whether a delete found a live record.</summary>
     private async ValueTask<bool> LogThenApplyAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete, CancellationToken cancellationToken)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
-        using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         long address;
         long ticket;
-        using (KeyStripeLocks.Held held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
+        using (KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
         {
             _fault.ThrowIfFaulted();
             address = await _writeAheadLog!.AppendAsync(key, value, isDelete).ConfigureAwait(false);
@@ -82,12 +82,12 @@ internal sealed partial class FasterRecordStore
     /// <summary>Logs a batch as one transaction, commits it, and applies it; the caller has validated it.</summary>
     private async ValueTask LogThenApplyBatchAsync(IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(writes, write => write.Key);
-        using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         long address;
         long[] tickets;
-        using (KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false))
+        using (KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false))
         {
             _fault.ThrowIfFaulted();
             address = await _writeAheadLog!.AppendAsync(writes).ConfigureAwait(false);
@@ -106,13 +106,13 @@ internal sealed partial class FasterRecordStore
         Func<IReadOnlyList<byte[]?>, IReadOnlyList<BatchWrite>> update,
         CancellationToken cancellationToken)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
-        using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         IReadOnlyList<BatchWrite> writes;
         long address;
         long[] tickets;
-        using (KeyStripeLocks.HeldMany held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false))
+        using (KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false))
         {
             byte[]?[] current = await ReadAppliedAsync(keys, stripes, cancellationToken).ConfigureAwait(false);
             writes = update(current);

@@ -14,7 +14,7 @@ internal sealed partial class FasterRecordStore
     /// <summary>Compacts the whole read-only part of the log now and deletes the segment files it emptied.</summary>
     public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         return await Compactor.CompactNowAsync(cancellationToken).ConfigureAwait(false);
     }
 
@@ -22,7 +22,7 @@ internal sealed partial class FasterRecordStore
     /// <exception cref="StoreNotDurableException">The store is not durable.</exception>
     public async Task CheckpointAsync(CancellationToken cancellationToken = default)
     {
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         if (_checkpointer is null)
         {
             throw new StoreNotDurableException();

@@ -15,7 +15,7 @@ internal sealed partial class FasterRecordStore
     public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         return await ReadInSessionAsync(lease.Session, key).ConfigureAwait(false);
     }
@@ -28,7 +28,7 @@ internal sealed partial class FasterRecordStore
     public async ValueTask<(bool Found, T Value)> ReadAsync<T>(ReadOnlyMemory<byte> key, IValueDecoder<T> decoder, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         (bool found, PooledBuffer value) read;
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {

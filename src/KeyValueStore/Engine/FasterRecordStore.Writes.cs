@@ -25,7 +25,7 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         byte[]? sealedValue = null;
         ReadOnlyMemory<byte> stored = value;
@@ -39,8 +39,8 @@ internal sealed partial class FasterRecordStore
         {
             // One async method from admission to completion: a nested async helper would add a state-machine
             // allocation to every operation that waits (for a session, for the disk).
-            using WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false);
-            using KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
+            using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
+            using KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
             using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             _fault.ThrowIfFaulted();
             var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
@@ -74,11 +74,11 @@ internal sealed partial class FasterRecordStore
             return await LogThenApplyAsync(key, default, isDelete: true, cancellationToken).ConfigureAwait(false);
         }
 
-        using OperationGate.Admission admission = _gate.Enter(this);
+        using OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         bool found;
-        using (WriteAdmission write = await WriteAdmission.EnterAsync(_writes, cancellationToken).ConfigureAwait(false))
-        using (KeyStripeLocks.Held keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
+        using (WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false))
+        using (KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
         using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
             _fault.ThrowIfFaulted();
@@ -112,24 +112,5 @@ internal sealed partial class FasterRecordStore
             _sessions.Abandon(session);
             throw;
         }
-    }
-
-    /// <summary>A write's pass through the store's <see cref="WriteBarrier"/>.</summary>
-    private readonly struct WriteAdmission : IDisposable
-    {
-        private readonly WriteBarrier _barrier;
-
-        private WriteAdmission(WriteBarrier barrier)
-        {
-            _barrier = barrier;
-        }
-
-        public static async ValueTask<WriteAdmission> EnterAsync(WriteBarrier barrier, CancellationToken cancellationToken)
-        {
-            await barrier.EnterWriteAsync(cancellationToken).ConfigureAwait(false);
-            return new WriteAdmission(barrier);
-        }
-
-        public void Dispose() => _barrier.ExitWrite();
     }
 }

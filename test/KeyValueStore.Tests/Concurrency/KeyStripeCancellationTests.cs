@@ -13,16 +13,16 @@ public class KeyStripeCancellationTests
     {
         var stripes = new KeyStripeLocks(indexBuckets: 16);
         int stripe = stripes.StripeOf([1, 2, 3]);
-        KeyStripeLocks.Held held = await stripes.EnterAsync(stripe);
+        KeyStripeLocks.Scope held = await stripes.EnterAsync(stripe);
         using var cancellation = new CancellationTokenSource();
-        ValueTask<KeyStripeLocks.Held> waiting = stripes.EnterAsync(stripe, cancellation.Token);
+        ValueTask<KeyStripeLocks.Scope> waiting = stripes.EnterAsync(stripe, cancellation.Token);
         Assert.False(waiting.IsCompleted);
 
         cancellation.Cancel();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await waiting);
         held.Dispose();
 
-        ValueTask<KeyStripeLocks.Held> next = stripes.EnterAsync(stripe);
+        ValueTask<KeyStripeLocks.Scope> next = stripes.EnterAsync(stripe);
         Assert.True(next.IsCompleted, "the cancelled writer took nothing");
         (await next).Dispose();
     }
@@ -32,15 +32,15 @@ public class KeyStripeCancellationTests
     {
         var stripes = new KeyStripeLocks(indexBuckets: 16);
         int[] both = [0, 1];
-        KeyStripeLocks.Held second = await stripes.EnterAsync(1);
+        KeyStripeLocks.Scope second = await stripes.EnterAsync(1);
         using var cancellation = new CancellationTokenSource();
-        ValueTask<KeyStripeLocks.HeldMany> waiting = stripes.EnterManyAsync(both, cancellation.Token);
+        ValueTask<KeyStripeLocks.ManyScope> waiting = stripes.EnterManyAsync(both, cancellation.Token);
         Assert.False(waiting.IsCompleted);
 
         cancellation.Cancel();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await waiting);
 
-        ValueTask<KeyStripeLocks.Held> first = stripes.EnterAsync(0);
+        ValueTask<KeyStripeLocks.Scope> first = stripes.EnterAsync(0);
         Assert.True(first.IsCompleted, "the cancelled batch gave back the stripe it held");
         (await first).Dispose();
         second.Dispose();
