@@ -1,3 +1,5 @@
+using System;
+using System.IO;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Backends;
 using KeyValueStore.LoadTest.Options;
@@ -5,36 +7,107 @@ using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Backends;
 
-/// <summary>The FASTER backends' durable flushes: the store's checkpoints, counted only where the mode takes them.</summary>
+/// <summary>
+/// The engine backends, <c>faster</c>, <c>faster-checkpoint</c> and <c>faster-commit</c>: the store's engine on real
+/// files, reading values back as the load test asks, and counting as durable flushes the store's checkpoints plus, in
+/// Commit mode, its write-ahead log's group commits.
+/// </summary>
 public class FasterBackendTests
 {
+    private const int ValueSize = 16;
+
+    [Theory]
+    [InlineData("faster")]
+    [InlineData("faster-checkpoint")]
+    [InlineData("faster-commit")]
+    public async Task EveryFasterBackend_ReadsBackTheLatestValue_ItsLengthBeyondAShortDestination_AndNotFoundForAnAbsentKey(string name)
+    {
+        using var temp = new TempDirectory();
+        await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
+        await backend.UpsertAsync(Key(1), Value(1, 1));
+        await backend.UpsertAsync(Key(1), Value(1, 2));
+
+        var destination = new byte[ValueSize];
+        Assert.Equal(ValueSize, await backend.ReadAsync(Key(1), destination));
+        Assert.Equal(Value(1, 2), destination);
+        Assert.Equal(-1, await backend.ReadAsync(Key(2), destination));
+
+        // A destination shorter than the value gets its start; the full length is still reported.
+        var shorter = new byte[4];
+        Assert.Equal(ValueSize, await backend.ReadAsync(Key(1), shorter));
+        Assert.Equal(Value(1, 2).AsSpan(0, shorter.Length).ToArray(), shorter);
+    }
+
     [Fact]
-    public async Task FasterCommit_CountsTheCheckpointsItsWritesWaitFor()
+    public async Task FasterCommit_CountsAGroupCommitForEachAwaitedUpsert_AndKeepsItsLogOnDisk()
     {
         using var temp = new TempDirectory();
         await using var backend = (FasterBackend)BackendCatalog.Find("faster-commit")!.Open(Context(temp.Path));
         long before = backend.DurableFlushes!.Value;
 
-        // In Commit mode an upsert completes only after a checkpoint that started after it: each awaited one needs one.
+        // An upsert completes only once a group commit of the write-ahead log holds it, and each one here is appended
+        // after the previous one was acknowledged, so no two can share a commit.
         for (byte key = 0; key < 10; key++)
         {
-            await backend.UpsertAsync(new[] { key }, new byte[16]);
+            await backend.UpsertAsync(Key(key), Value(key, 1));
         }
 
         long after = backend.DurableFlushes!.Value;
-        Assert.True(after > before, $"flushes before {before}, after {after}");
+        Assert.True(after - before >= 10, $"flushes before {before}, after {after}, for 10 awaited upserts");
+        Assert.True(backend.BytesOnDisk() > 0, "the write-ahead log is on disk");
+        Assert.StartsWith("a write-ahead log group commit", backend.FlushNote, StringComparison.Ordinal);
     }
 
     [Fact]
-    public async Task Faster_WithDurabilityNone_CountsNoFlushes()
+    public async Task FasterCheckpoint_CountsTheCheckpointItTakesOnClose_WhichHoldsItsWrites()
     {
         using var temp = new TempDirectory();
-        await using var backend = (FasterBackend)BackendCatalog.Find("faster")!.Open(Context(temp.Path));
+        var backend = (FasterBackend)BackendCatalog.Find("faster-checkpoint")!.Open(Context(temp.Path));
+        for (byte key = 0; key < 10; key++)
+        {
+            await backend.UpsertAsync(Key(key), Value(key, 1));
+        }
 
-        await backend.UpsertAsync(new byte[] { 1 }, new byte[16]);
+        long beforeClose = backend.DurableFlushes!.Value;
+        await backend.DisposeAsync();
 
-        Assert.Null(backend.DurableFlushes);
+        Assert.True(backend.DurableFlushes!.Value > beforeClose, $"flushes before close {beforeClose}, after {backend.DurableFlushes}");
+
+        // The same backend on the same files recovers from that checkpoint.
+        await using ILoadTestBackend reopened = BackendCatalog.Find("faster-checkpoint")!.Open(Context(temp.Path));
+        var destination = new byte[ValueSize];
+        for (byte key = 0; key < 10; key++)
+        {
+            Assert.Equal(ValueSize, await reopened.ReadAsync(Key(key), destination));
+            Assert.Equal(Value(key, 1), destination);
+        }
     }
 
-    private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize: 16, LoadTestOptions.DefaultMemorySize);
+    [Fact]
+    public async Task Faster_WithDurabilityNone_CountsNoFlushes_AndDeletesItsFilesOnClose()
+    {
+        using var temp = new TempDirectory();
+        var backend = (FasterBackend)BackendCatalog.Find("faster")!.Open(Context(temp.Path));
+
+        await backend.UpsertAsync(Key(1), Value(1, 1));
+
+        Assert.Null(backend.DurableFlushes);
+        await backend.DisposeAsync();
+
+        // Counted as names, not bytes: the log of one small write is still all in memory, its files empty.
+        Assert.Empty(Directory.Exists(temp.Path) ? Directory.GetFiles(temp.Path, "*", SearchOption.AllDirectories) : []);
+    }
+
+    private static byte[] Key(byte id) => [id];
+
+    private static byte[] Value(byte id, byte version)
+    {
+        var value = new byte[ValueSize];
+        value.AsSpan().Fill(0xAB);
+        value[0] = id;
+        value[1] = version;
+        return value;
+    }
+
+    private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize, LoadTestOptions.DefaultMemorySize);
 }

@@ -1,14 +1,20 @@
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Engine;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
+using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.Tests.Concurrency;
 
 public class SessionPoolTests
 {
+    private const int StoredKeys = 1_000;
     private sealed class CountingSession : IDisposable
     {
         public bool Disposed { get; private set; }
@@ -125,5 +131,151 @@ public class SessionPoolTests
 
         Assert.True(session.Disposed);
         Assert.Throws<ObjectDisposedException>(() => pool.RentAsync());
+    }
+
+    [Fact]
+    public async Task SixteenTimesMoreCallersThanSessions_HoldingThemAcrossDiskReads_NeverExceedTheBound_AndAreAllServed()
+    {
+        const int Capacity = 4;
+        const int Callers = 64;
+        const int RentsPerCaller = 25;
+        using var temp = new TempDirectory();
+        await using var store = await OpenStoreWithRecordsOnDiskAsync(temp.Path, Capacity);
+        var pool = store.Sessions;
+        var inUse = new ConcurrentDictionary<object, bool>(ReferenceEqualityComparer.Instance);
+        int holders = 0;
+        int mostHolders = 0;
+        int rentsThatWaited = 0;
+        int served = 0;
+        var go = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        var callers = Enumerable.Range(0, Callers).Select(caller => Task.Run(async () =>
+        {
+            var random = new Random(caller);
+            await go.Task;
+            for (int i = 0; i < RentsPerCaller; i++)
+            {
+                var renting = pool.RentAsync();
+                if (!renting.IsCompleted)
+                {
+                    Interlocked.Increment(ref rentsThatWaited);
+                }
+
+                using var lease = await renting;
+
+                // Counted in after the rent and out before the return, so the count never exceeds the sessions truly held.
+                RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
+                Assert.True(inUse.TryAdd(lease.Session, true), "a session was handed to two callers at once");
+
+                // A real read in the rented session, most records being on disk. A disk read's completion tends to resume
+                // its caller before any other, so the yield (to the back of the thread pool's queue) is what lets the
+                // other callers run while this one holds its session, as they would while reads wait on a slower disk.
+                await Task.Yield();
+                var result = await PinnedRecord.ReadAsync(lease.Session, Key(random.Next(StoredKeys)));
+                (FASTER.core.Status status, PooledBuffer value) = result.Complete();
+                Assert.True(status.Found, "a stored key was not found");
+                value.Return();
+
+                inUse.TryRemove(lease.Session, out _);
+                Interlocked.Decrement(ref holders);
+                Interlocked.Increment(ref served);
+            }
+        })).ToList();
+        go.SetResult();
+        await Task.WhenAll(callers).WaitAsync(TimeSpan.FromMinutes(2));
+
+        Assert.Equal(Callers * RentsPerCaller, served);
+        Assert.True(rentsThatWaited > 0, "no rent had to wait, so the bound was never tested");
+        Assert.InRange(mostHolders, 1, Capacity);
+        Assert.InRange(pool.CreatedCount, 1, Capacity);
+    }
+
+    [Fact]
+    public async Task WaitersCancelledWhileEverySessionIsHeld_LeaveWithoutOne_AndEveryOtherWaiterIsServed()
+    {
+        const int Capacity = 4;
+        const int Waiters = 32;
+        using var temp = new TempDirectory();
+        await using var store = await OpenStoreWithRecordsOnDiskAsync(temp.Path, Capacity);
+        var pool = store.Sessions;
+        var held = new List<IDisposable>();
+        for (int i = 0; i < Capacity; i++)
+        {
+            held.Add(await pool.RentAsync());
+        }
+
+        var cancellations = Enumerable.Range(0, Waiters).Select(_ => new CancellationTokenSource()).ToList();
+        var waiters = Enumerable.Range(0, Waiters)
+            .Select(i => pool.RentAsync(i % 2 == 0 ? cancellations[i].Token : CancellationToken.None).AsTask())
+            .ToList();
+        Assert.All(waiters, waiter => Assert.False(waiter.IsCompleted, "a caller got a session beyond the bound"));
+
+        // Every other waiter is cancelled while it waits; the others start waiting for their turn, then the held sessions
+        // come back at once.
+        for (int i = 0; i < Waiters; i += 2)
+        {
+            await cancellations[i].CancelAsync();
+        }
+
+        int holders = 0;
+        int mostHolders = 0;
+        var served = Enumerable.Range(0, Waiters).Where(i => i % 2 == 1).Select(async i =>
+        {
+            using var lease = await waiters[i];
+            RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
+            var result = await PinnedRecord.ReadAsync(lease.Session, Key(i));
+            (FASTER.core.Status status, PooledBuffer value) = result.Complete();
+            Assert.True(status.Found, $"key {i} was not found");
+            value.Return();
+            Interlocked.Decrement(ref holders);
+        }).ToList();
+        held.ForEach(lease => lease.Dispose());
+
+        for (int i = 0; i < Waiters; i += 2)
+        {
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiters[i]);
+        }
+
+        await Task.WhenAll(served).WaitAsync(TimeSpan.FromMinutes(2));
+        Assert.InRange(mostHolders, 1, Capacity);
+
+        // No session went to a cancelled waiter and stayed there: the whole bound can be rented again at once.
+        var again = Enumerable.Range(0, Capacity).Select(_ => pool.RentAsync()).ToList();
+        Assert.All(again, rent => Assert.True(rent.IsCompletedSuccessfully, "a session stayed with a cancelled waiter"));
+        again.ForEach(rent => rent.Result.Dispose());
+        Assert.InRange(pool.CreatedCount, 1, Capacity);
+        cancellations.ForEach(cancellation => cancellation.Dispose());
+    }
+
+    /// <summary>A store whose pool holds <paramref name="capacity"/> sessions, with most of its records on disk (8 KB of memory).</summary>
+    private static async Task<FasterRecordStore> OpenStoreWithRecordsOnDiskAsync(string directory, int capacity)
+    {
+        var options = StoreFactory.LowMemory(directory);
+        options.SessionPoolSize = capacity;
+        var store = StoreFactory.Open(options);
+        for (int key = 0; key < StoredKeys; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[100]);
+        }
+
+        return store;
+    }
+
+    private static byte[] Key(int key) => BitConverter.GetBytes(key);
+
+    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger; safe against concurrent callers.</summary>
+    private static void RaiseTo(ref int most, int value)
+    {
+        int seen = Volatile.Read(ref most);
+        while (value > seen)
+        {
+            int before = Interlocked.CompareExchange(ref most, value, seen);
+            if (before == seen)
+            {
+                return;
+            }
+
+            seen = before;
+        }
     }
 }

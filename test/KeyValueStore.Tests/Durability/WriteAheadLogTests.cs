@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Durability;
 using KeyValueStore.Engine;
@@ -21,6 +22,22 @@ public class WriteAheadLogTests
 {
     private const int ReplayedEvent = 25;
     private const int RetiredEvent = 27;
+
+    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger; safe against concurrent callers.</summary>
+    private static void RaiseTo(ref int most, int value)
+    {
+        int seen = Volatile.Read(ref most);
+        while (value > seen)
+        {
+            int before = Interlocked.CompareExchange(ref most, value, seen);
+            if (before == seen)
+            {
+                return;
+            }
+
+            seen = before;
+        }
+    }
 
     [Fact]
     public async Task AnUpsertCompletes_OnlyOnceTheLogHasCommittedIt_AndTakesNoCheckpoint()
@@ -147,22 +164,30 @@ public class WriteAheadLogTests
         var options = Options(temp.Path, DurabilityMode.Commit);
         await using var store = StoreFactory.Open(options);
         string logDirectory = store.WriteAheadLog!.Directory;
+        const int Writes = 12_000;
+        const int WritesPerSample = 64;
+        int written = 0;
+        int samples = 0;
         int mostSegments = 0;
 
         // Periodic checkpoints are an hour apart here; 1 MB log segments (the store's): write about 12 MB through the log.
+        // The files are counted every 64 writes (about 64 KB of log, sixteen times a segment), whichever worker makes it,
+        // so a log that grew past the bound is seen however the workers interleave.
         await Task.WhenAll(Enumerable.Range(0, 16).Select(async worker =>
         {
-            for (int i = worker; i < 12_000; i += 16)
+            for (int i = worker; i < Writes; i += 16)
             {
                 await store.UpsertAsync(Key(i), Value(i, 1, 1_000));
-                if (i % 1_000 == worker)
+                if (Interlocked.Increment(ref written) % WritesPerSample == 0)
                 {
-                    mostSegments = Math.Max(mostSegments, Directory.GetFiles(logDirectory, "log.*").Length);
+                    RaiseTo(ref mostSegments, Directory.GetFiles(logDirectory, "log.*").Length);
+                    Interlocked.Increment(ref samples);
                 }
             }
         }));
 
         // A checkpoint is started once the log holds four segments; the next commit deletes what it held.
+        Assert.Equal(Writes / WritesPerSample, samples);
         Assert.True(store.Checkpointer!.CheckpointCount >= 2, $"{store.Checkpointer.CheckpointCount} checkpoints for 12 MB of log");
         Assert.True(mostSegments <= 8, $"the log had {mostSegments} segment files at once");
         for (int i = 0; i < 12_000; i += 997)

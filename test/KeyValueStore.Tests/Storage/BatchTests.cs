@@ -128,10 +128,12 @@ public class BatchTests
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
         await OpenAccountsAsync(store);
 
-        int snapshots = await RunBankAsync(store, async () => await store.Compactor.CompactNowAsync());
+        BankRun run = await RunBankAsync(store, async () => await store.Compactor.CompactNowAsync());
 
-        Assert.True(snapshots > 0, "no snapshot was taken while transfers ran, so isolation was not tested");
-        Assert.Equal(Accounts * OpeningBalance, (await SnapshotAsync(store)).Sum());
+        Assert.True(run.SnapshotsDuringTransfers > 0, "no snapshot was taken while transfers ran, so isolation was not tested");
+        long[] balances = await SnapshotAsync(store);
+        Assert.Equal(Accounts * OpeningBalance, balances.Sum());
+        Assert.Equal(run.Balances, balances);
     }
 
     [Fact]
@@ -139,26 +141,34 @@ public class BatchTests
     {
         using var temp = new TempDirectory();
         var options = DurableStores.Options(temp.Path, DurabilityMode.Checkpoint);
+        BankRun run;
         await using (var store = StoreFactory.Open(options))
         {
             await OpenAccountsAsync(store);
-            await RunBankAsync(store, () => store.CheckpointAsync());
+            run = await RunBankAsync(store, () => store.CheckpointAsync());
+            Assert.True(run.SnapshotsDuringTransfers > 0, "no snapshot was taken while transfers ran, so isolation was not tested");
         }
 
         await using var reopened = StoreFactory.Open(options);
-        Assert.Equal(Accounts * OpeningBalance, (await SnapshotAsync(reopened)).Sum());
+        long[] balances = await SnapshotAsync(reopened);
+        Assert.Equal(Accounts * OpeningBalance, balances.Sum());
+        Assert.Equal(run.Balances, balances);
     }
 
     /// <summary>
     /// Eight tasks move random amounts between random pairs of accounts while two take snapshots of every account, and
-    /// <paramref name="meanwhile"/> runs in a loop. Every snapshot must add up to the opening total.
+    /// <paramref name="meanwhile"/> runs in a loop. Every snapshot must add up to the opening total. Returns how many
+    /// snapshots fell wholly within the transfers, and what each account must hold: a transfer is an atomic
+    /// read-modify-write, so its effect on a balance does not depend on the order transfers ran in.
     /// </summary>
-    private static async Task<int> RunBankAsync(FasterRecordStore store, Func<Task> meanwhile)
+    private static async Task<BankRun> RunBankAsync(FasterRecordStore store, Func<Task> meanwhile)
     {
+        long[] expected = Enumerable.Repeat(OpeningBalance, Accounts).ToArray();
         using var stop = new CancellationTokenSource();
         int transfersRunning = 0;
         int snapshotsDuringTransfers = 0;
-        var readersStarted = new CountdownEvent(2);
+        int readersToStart = 2;
+        var bothReading = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var readers = Enumerable.Range(0, 2).Select(_ => Task.Run(async () =>
         {
             bool first = true;
@@ -174,7 +184,11 @@ public class BatchTests
 
                 if (first)
                 {
-                    readersStarted.Signal();
+                    if (Interlocked.Decrement(ref readersToStart) == 0)
+                    {
+                        bothReading.SetResult();
+                    }
+
                     first = false;
                 }
 
@@ -189,8 +203,11 @@ public class BatchTests
             }
         });
 
-        // Transfers start once both readers are reading, so the snapshots surely overlap them.
-        Assert.True(readersStarted.Wait(TimeSpan.FromSeconds(30)), "both readers started reading");
+        // Transfers start once both readers are reading, so the snapshots surely overlap them. A reader that ends first
+        // has failed (they run until stopped): awaiting it reports its failure instead of a wait that merely ran out.
+        Task firstDone = await Task.WhenAny(readers.Append(bothReading.Task)).WaitAsync(TimeSpan.FromMinutes(2));
+        await firstDone;
+        Assert.True(firstDone == bothReading.Task, $"a reader ended ({firstDone.Status}) before both were reading");
         Interlocked.Exchange(ref transfersRunning, 1);
         var transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(async () =>
         {
@@ -207,6 +224,8 @@ public class BatchTests
                     BatchWrite.Upsert(Key(from), Amount(BitConverter.ToInt64(balances[0]) - amount)),
                     BatchWrite.Upsert(Key(to), Amount(BitConverter.ToInt64(balances[1]) + amount)),
                 ]);
+                Interlocked.Add(ref expected[from], -amount);
+                Interlocked.Add(ref expected[to], amount);
             }
         })).ToList();
 
@@ -214,7 +233,7 @@ public class BatchTests
         Interlocked.Exchange(ref transfersRunning, 0);
         await stop.CancelAsync();
         await Task.WhenAll(readers.Append(background));
-        return snapshotsDuringTransfers;
+        return new BankRun(snapshotsDuringTransfers, expected);
     }
 
     private static Task OpenAccountsAsync(FasterRecordStore store) =>
@@ -250,4 +269,6 @@ public class BatchTests
     private static byte[] Text(string text) => System.Text.Encoding.UTF8.GetBytes(text);
 
     private static byte[] Amount(long amount) => BitConverter.GetBytes(amount);
+
+    private sealed record BankRun(int SnapshotsDuringTransfers, long[] Balances);
 }

@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using FASTER.core;
 using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
@@ -26,6 +27,7 @@ public class ConcurrentSameKeyWritesTests
     private const int HotKeys = 4;
     private const int Writers = 32;
     private const int WritesPerWriter = 2_000;
+    private const int Keys = ColdKeys + HotKeys;
     private const int KeyBytes = sizeof(int);
 
     [Fact]
@@ -33,15 +35,17 @@ public class ConcurrentSameKeyWritesTests
     {
         using var temp = new TempDirectory();
         var options = DurableStores.Options(temp.Path, DurabilityMode.Checkpoint);
-        var written = new int[ColdKeys + HotKeys];
+        StoreSettings settings = StoreSettingsValidator.Validate(options);
+        var lastWrites = new WriterLastWrites();
         await using (var store = StoreFactory.Open(options))
         {
-            await WriteAsync(store, written);
+            await WriteAsync(store, lastWrites);
         }
 
         await using var reopened = StoreFactory.Open(options);
-        Assert.Equal(Array.Empty<long>(), RecordsWithAForeignKeyLength(reopened));
-        for (int key = 0; key < written.Length; key++)
+        LogWalk walk = WalkRecoveredLog(reopened, settings);
+        Assert.Equal(Array.Empty<string>(), walk.Malformed);
+        for (int key = 0; key < Keys; key++)
         {
             (bool found, PooledBuffer value) = await reopened.ReadAsync(Key(key));
             Assert.True(found, $"key {key} was lost");
@@ -49,15 +53,22 @@ public class ConcurrentSameKeyWritesTests
             bool whole = value.Span.SequenceEqual(Value(key, version));
             value.Return();
             Assert.True(whole, $"key {key} holds a value that was never written for it");
-            Assert.True(version <= written[key], $"key {key} holds version {version}, above the last one written ({written[key]})");
+
+            // The store closed cleanly, and its last checkpoint holds every acknowledged write. A writer's writes to a
+            // key come one after another, so the key's last write is one writer's last write to it.
+            int[] candidates = key < ColdKeys ? [1] : lastWrites.Of(key - ColdKeys);
+            Assert.True(candidates.Contains(version), $"key {key} holds version {version}, not the last write of any writer ({string.Join(", ", candidates)})");
         }
+
+        // The walk read every live record: a walk that skipped part of the log would miss some key's.
+        Assert.Equal(Enumerable.Range(0, Keys), walk.Keys.Order());
     }
 
     /// <summary>
     /// Cold keys once each, beside many writers hammering a few hot keys, while checkpoints (each makes every record
     /// read-only, so the next writes of a hot key all race to append its replacement) and compactions run in a loop.
     /// </summary>
-    private static async Task WriteAsync(FasterRecordStore store, int[] written)
+    private static async Task WriteAsync(FasterRecordStore store, WriterLastWrites lastWrites)
     {
         using var stop = new CancellationTokenSource();
         var background = Task.Run(async () =>
@@ -73,7 +84,6 @@ public class ConcurrentSameKeyWritesTests
             for (int key = 0; key < ColdKeys; key++)
             {
                 await store.UpsertAsync(Key(key), Value(key, 1));
-                written[key] = 1;
             }
         });
         var hot = Enumerable.Range(0, Writers).Select(writer => Task.Run(async () =>
@@ -84,7 +94,7 @@ public class ConcurrentSameKeyWritesTests
                 int key = ColdKeys + random.Next(HotKeys);
                 int version = (writer * WritesPerWriter) + i + 1;
                 await store.UpsertAsync(Key(key), Value(key, version));
-                InterlockedMax(ref written[key], version);
+                lastWrites.Record(writer, key - ColdKeys, version);
             }
         }));
         await Task.WhenAll(hot.Append(cold));
@@ -92,51 +102,68 @@ public class ConcurrentSameKeyWritesTests
         await background;
     }
 
-    /// <summary>Walks the recovered log's record headers; every key in this test is 4 bytes long, so any other length is FASTER's retry bookkeeping.</summary>
-    private static List<long> RecordsWithAForeignKeyLength(FasterRecordStore store)
+    /// <summary>
+    /// Walks the recovered log's records from the latest checkpoint's begin address to its end, page by page, with the
+    /// store's page and segment sizes. A well-formed record has a 4-byte key (any other length is FASTER's retry
+    /// bookkeeping), lies wholly on its page, and holds a value this test wrote for that key.
+    /// </summary>
+    private static LogWalk WalkRecoveredLog(FasterRecordStore store, StoreSettings settings)
     {
-        const int pageSize = 1 << 12;
-        var foreign = new List<long>();
+        int pageSize = (int)settings.PageSizeBytes;
+        long segmentOffsetMask = (1L << settings.SegmentSizeBits) - 1;
+        int headerSize = RecordInfo.GetLength();
+        int valueOffset = headerSize + sizeof(int) + KeyBytes;
+        var walk = new LogWalk();
         RecoveryPoint point = CheckpointInspector.FindLatest(store.Layout!, out _)!;
         for (long page = point.BeginAddress & ~(pageSize - 1L); page < point.FinalLogicalAddress; page += pageSize)
         {
             byte[] bytes = new byte[pageSize];
-            using (var file = new FileStream(store.Layout!.SegmentPath(page >> 20), FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
+            using (var file = new FileStream(store.Layout!.SegmentPath(page >> settings.SegmentSizeBits), FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
             {
-                file.Position = page & ((1L << 20) - 1);
-                file.ReadExactly(bytes, 0, (int)Math.Min(pageSize, ((point.FinalLogicalAddress - page) + 511) & ~511L));
+                file.Position = page & segmentOffsetMask;
+                file.ReadExactly(bytes, 0, (int)Math.Min(pageSize, point.FinalLogicalAddress - page));
             }
 
-            int offset = 0;
-            while (offset + 24 <= pageSize && page + offset < point.FinalLogicalAddress)
+            // The begin address may fall inside a page: what lies below it is no longer the log's.
+            int offset = (int)(Math.Max(page, point.BeginAddress) - page);
+            while (offset + valueOffset + sizeof(int) <= pageSize && page + offset < point.FinalLogicalAddress)
             {
+                long address = page + offset;
                 if (BinaryPrimitives.ReadInt64LittleEndian(bytes.AsSpan(offset)) == 0)
                 {
-                    offset += 8;
+                    offset += sizeof(long); // the zeros after a page's last record
                     continue;
                 }
 
-                int keyLength = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(offset + 8)) & 0x3FFF_FFFF;
+                int keyLength = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(offset + headerSize)) & 0x3FFF_FFFF;
                 if (keyLength != KeyBytes)
                 {
-                    foreign.Add(page + offset);
+                    walk.Malformed.Add($"{address}: key length {keyLength}");
                     break; // The rest of the page cannot be walked from a wrong size.
                 }
 
-                int valueLength = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(offset + 16)) & 0x3FFF_FFFF;
-                offset += (8 + 8 + 4 + valueLength + 7) & ~7;
+                int key = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(offset + headerSize + sizeof(int)));
+                int valueLength = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(offset + valueOffset)) & 0x3FFF_FFFF;
+                long size = PinnedRecord.SizeInLog(keyLength, valueLength);
+                if (key is < 0 or >= Keys || valueLength < 2 * sizeof(int) || offset + size > pageSize)
+                {
+                    walk.Malformed.Add($"{address}: key {key}, value length {valueLength}, {size} bytes at offset {offset} of a {pageSize}-byte page");
+                    break;
+                }
+
+                ReadOnlySpan<byte> value = bytes.AsSpan(offset + valueOffset + sizeof(int), valueLength);
+                int version = BinaryPrimitives.ReadInt32LittleEndian(value[KeyBytes..]);
+                if (version < 1 || !value.SequenceEqual(Value(key, version)))
+                {
+                    walk.Malformed.Add($"{address}: key {key} holds a value never written for it");
+                }
+
+                walk.Keys.Add(key);
+                offset += (int)size;
             }
         }
 
-        return foreign;
-    }
-
-    private static void InterlockedMax(ref int target, int value)
-    {
-        int current;
-        while ((current = Volatile.Read(ref target)) < value && Interlocked.CompareExchange(ref target, value, current) != current)
-        {
-        }
+        return walk;
     }
 
     private static byte[] Key(int key) => BitConverter.GetBytes(key);
@@ -149,5 +176,24 @@ public class ConcurrentSameKeyWritesTests
         BinaryPrimitives.WriteInt32LittleEndian(value.AsSpan(4), version);
         value.AsSpan(8).Fill((byte)(key + version));
         return value;
+    }
+
+    /// <summary>What the walk found: the keys of the records it read, and each record that was not well formed.</summary>
+    private sealed class LogWalk
+    {
+        public HashSet<int> Keys { get; } = new();
+
+        public List<string> Malformed { get; } = new();
+    }
+
+    /// <summary>Each writer's last version written to each hot key; a writer records only its own, so no two threads share a slot.</summary>
+    private sealed class WriterLastWrites
+    {
+        private readonly int[,] _versions = new int[Writers, HotKeys];
+
+        public void Record(int writer, int hotKey, int version) => _versions[writer, hotKey] = version;
+
+        /// <summary>The versions of a hot key that some writer wrote last; read once every writer has finished.</summary>
+        public int[] Of(int hotKey) => Enumerable.Range(0, Writers).Select(writer => _versions[writer, hotKey]).Where(version => version != 0).ToArray();
     }
 }

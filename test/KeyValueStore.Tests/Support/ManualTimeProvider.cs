@@ -30,7 +30,24 @@ internal sealed class ManualTimeProvider : TimeProvider
         return timer;
     }
 
-    public void Advance(TimeSpan by)
+    /// <summary>Gets how many timers exist and are not disposed.</summary>
+    public int TimerCount
+    {
+        get
+        {
+            lock (_timers)
+            {
+                return _timers.Count;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Moves the clock and invokes, on the calling thread, each timer callback that fell due (a periodic timer once
+    /// per period passed). Returns how many callbacks ran: a timer's callback runs here or not at all, so this is the
+    /// one place a test can see, without waiting, that a timer did not fire.
+    /// </summary>
+    public int Advance(TimeSpan by)
     {
         var due = new List<ManualTimer>();
         lock (_timers)
@@ -49,6 +66,8 @@ internal sealed class ManualTimeProvider : TimeProvider
         {
             timer.Invoke();
         }
+
+        return due.Count;
     }
 
     private void Remove(ManualTimer timer)
@@ -85,7 +104,12 @@ internal sealed class ManualTimeProvider : TimeProvider
 
         public bool Change(TimeSpan dueTime, TimeSpan period)
         {
-            Schedule(owner.GetUtcNow(), dueTime, period);
+            // Under the owner's lock, as Advance reads the schedule under it from another thread.
+            lock (owner._timers)
+            {
+                Schedule(owner._now, dueTime, period);
+            }
+
             return true;
         }
 
