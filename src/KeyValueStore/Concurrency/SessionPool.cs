@@ -41,15 +41,15 @@ internal sealed class SessionPool<TSession> : IDisposable
     public int CreatedCount => Volatile.Read(ref _created);
 
     /// <summary>
-    /// Waits for a free session. The caller must dispose the returned <see cref="Lease"/>, also when its operation throws.
+    /// Waits for a free session. The caller must dispose the returned <see cref="Scope"/>, also when its operation throws.
     /// A caller cancelled while waiting throws <see cref="OperationCanceledException"/> and gets no session.
     /// </summary>
-    public ValueTask<Lease> RentAsync(CancellationToken cancellationToken = default)
+    public ValueTask<Scope> RentAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         Task wait = _available.WaitAsync(cancellationToken);
         return wait.IsCompletedSuccessfully
-            ? new ValueTask<Lease>(new Lease(this, TakeOrCreate()))
+            ? new ValueTask<Scope>(new Scope(this, TakeOrCreate()))
             : RentSlowAsync(wait, cancellationToken);
     }
 
@@ -69,7 +69,7 @@ internal sealed class SessionPool<TSession> : IDisposable
         _available.Dispose();
     }
 
-    private async ValueTask<Lease> RentSlowAsync(Task wait, CancellationToken cancellationToken)
+    private async ValueTask<Scope> RentSlowAsync(Task wait, CancellationToken cancellationToken)
     {
         await wait.ConfigureAwait(false);
 
@@ -82,7 +82,7 @@ internal sealed class SessionPool<TSession> : IDisposable
             cancellationToken.ThrowIfCancellationRequested();
         }
 
-        return new Lease(this, TakeOrCreate());
+        return new Scope(this, TakeOrCreate());
     }
 
     /// <summary>
@@ -135,7 +135,7 @@ internal sealed class SessionPool<TSession> : IDisposable
     }
 
     /// <summary>A rented session; disposing the lease gives it back to the pool.</summary>
-    public readonly struct Lease(SessionPool<TSession> pool, TSession session) : IDisposable
+    public readonly struct Scope(SessionPool<TSession> pool, TSession session) : IDisposable
     {
         public TSession Session => session;
 

@@ -146,7 +146,7 @@ internal sealed partial class FasterRecordStore
             await WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
         }
 
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var results = new (bool Found, PooledBuffer Value)[keys.Count];
         try
         {
@@ -182,7 +182,7 @@ internal sealed partial class FasterRecordStore
         try
         {
             held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
-            SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             return new BatchScope(write, held, lease);
         }
         catch
@@ -270,7 +270,7 @@ internal sealed partial class FasterRecordStore
     }
 
     /// <summary>What a batch holds while it runs: a write admission, its keys' stripes and a session.</summary>
-    private readonly struct BatchScope(WriteBarrier.Scope write, KeyStripeLocks.ManyScope stripes, SessionPool<StoreSession>.Lease lease) : IDisposable
+    private readonly struct BatchScope(WriteBarrier.Scope write, KeyStripeLocks.ManyScope stripes, SessionPool<StoreSession>.Scope lease) : IDisposable
     {
         public StoreSession Session => lease.Session;
 

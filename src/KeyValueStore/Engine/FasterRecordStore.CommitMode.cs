@@ -54,7 +54,7 @@ internal sealed partial class FasterRecordStore
         {
             commitFailure?.Throw();
             _fault.ThrowIfFaulted();
-            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
             if (isDelete)
             {
                 var deleted = await WaitForWriteAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
@@ -144,7 +144,7 @@ internal sealed partial class FasterRecordStore
     {
         await WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
         var current = new byte[]?[keys.Count];
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < keys.Count; i++)
         {
             (bool found, PooledBuffer value) = await ReadInSessionAsync(lease.Session, keys[i]).ConfigureAwait(false);
@@ -179,7 +179,7 @@ internal sealed partial class FasterRecordStore
         {
             commitFailure?.Throw();
             _fault.ThrowIfFaulted();
-            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
             for (int i = 0; i < writes.Count; i++)
             {
                 await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);

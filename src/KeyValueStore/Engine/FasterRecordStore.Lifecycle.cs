@@ -55,7 +55,7 @@ internal sealed partial class FasterRecordStore
     /// <summary>Applies one replayed transaction in order, through the same path as a live batch.</summary>
     private async ValueTask ApplyReplayedAsync(IReadOnlyList<BatchWrite> writes)
     {
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
+        using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(CancellationToken.None).ConfigureAwait(false);
         for (int i = 0; i < writes.Count; i++)
         {
             await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);

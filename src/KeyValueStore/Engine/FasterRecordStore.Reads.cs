@@ -16,7 +16,7 @@ internal sealed partial class FasterRecordStore
     {
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
-        using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         return await ReadInSessionAsync(lease.Session, key).ConfigureAwait(false);
     }
 
@@ -30,7 +30,7 @@ internal sealed partial class FasterRecordStore
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
         (bool found, PooledBuffer value) read;
-        using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
+        using (SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
             read = await ReadInSessionAsync(lease.Session, key).ConfigureAwait(false);
         }

@@ -41,7 +41,7 @@ internal sealed partial class FasterRecordStore
             // allocation to every operation that waits (for a session, for the disk).
             using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
             using KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
-            using SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
             _fault.ThrowIfFaulted();
             var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
@@ -79,7 +79,7 @@ internal sealed partial class FasterRecordStore
         bool found;
         using (WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false))
         using (KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
-        using (SessionPool<StoreSession>.Lease lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
+        using (SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
         {
             _fault.ThrowIfFaulted();
             var result = await WaitForWriteAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
