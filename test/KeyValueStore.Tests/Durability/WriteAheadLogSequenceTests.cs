@@ -47,14 +47,7 @@ public class WriteAheadLogSequenceTests
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
         Assert.True(entries.Count > 500, $"only {entries.Count} entries on the first page");
         ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
-        var before = Snapshot(image.Path);
-
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
-        // FASTER opens an empty segment file ahead of the log's tail; every file that holds data is as it was.
-        Assert.Empty(before.Except(Snapshot(image.Path)));
+        AssertRefusedNamingTheSegment(image.Path, segment, "missing");
     }
 
     /// <summary>
@@ -84,10 +77,7 @@ public class WriteAheadLogSequenceTests
         Assert.True(BitConverter.ToInt32(File.ReadAllBytes(segment), cookieLength) > 0, "the commit record carries no cookie");
         FlipBitAt(segment, cookieLength + 2, 0x02);
 
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Contains("commit record", error.Problem, StringComparison.Ordinal);
+        AssertRefusedNamingTheSegment(image.Path, segment, "commit record");
     }
 
     /// <summary>
@@ -111,10 +101,7 @@ public class WriteAheadLogSequenceTests
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
         ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
 
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
+        AssertRefusedNamingTheSegment(image.Path, segment, "missing");
     }
 
     /// <summary>The checkpoint records the sequence number at its position: damage to the first entry after it is seen too.</summary>
@@ -136,10 +123,7 @@ public class WriteAheadLogSequenceTests
         (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
         ZeroFasterHeader(segment, offset);
 
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Contains("missing", error.Problem, StringComparison.Ordinal);
+        AssertRefusedNamingTheSegment(image.Path, segment, "missing");
     }
 
     /// <summary>
@@ -217,13 +201,7 @@ public class WriteAheadLogSequenceTests
         string segment = Segment(image.Path, 0);
         (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
         ZeroFasterHeader(segment, offset);
-        var before = Snapshot(image.Path);
-
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Contains("two commits", error.Problem, StringComparison.Ordinal);
-        Assert.Empty(before.Except(Snapshot(image.Path)));
+        AssertRefusedNamingTheSegment(image.Path, segment, "two commits");
     }
 
     /// <summary>
@@ -247,12 +225,7 @@ public class WriteAheadLogSequenceTests
         // Whether or not the newest metadata covers the write (it is written at most every 10 ms), the store must refuse.
         string segment = Segment(image.Path, 0);
         FlipByteAt(segment, IndexOf(File.ReadAllBytes(segment), Value(7, 2).AsSpan(0, 19).ToArray()) + 40);
-        var before = Snapshot(image.Path);
-
-        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image.Path, DurabilityMode.Commit)));
-
-        Assert.Equal(segment, error.FilePath);
-        Assert.Empty(before.Except(Snapshot(image.Path)));
+        AssertRefusedNamingTheSegment(image.Path, segment);
     }
 
     /// <summary>
@@ -515,6 +488,26 @@ public class WriteAheadLogSequenceTests
     {
         await Task.Delay(WalCommitFile.DefaultMinimumInterval * 3);
         await store.UpsertAsync(Key(-1), Value(-1, 1));
+    }
+
+    /// <summary>
+    /// Opens the damaged image and expects it refused: a <see cref="StoreFileCorruptedException"/> naming
+    /// <paramref name="segment"/> (its problem mentioning <paramref name="problemMentions"/>, when given), and every file
+    /// that holds data as it was. FASTER may open an empty segment file ahead of the log's tail.
+    /// </summary>
+    private static void AssertRefusedNamingTheSegment(string image, string segment, string? problemMentions = null)
+    {
+        var before = Snapshot(image);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(Options(image, DurabilityMode.Commit)));
+
+        Assert.Equal(segment, error.FilePath);
+        if (problemMentions is not null)
+        {
+            Assert.Contains(problemMentions, error.Problem, StringComparison.Ordinal);
+        }
+
+        Assert.Empty(before.Except(Snapshot(image)));
     }
 
     private static string Segment(string directory, int number) => Path.Combine(directory, "store.wal", $"log.{number}");
