@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Linq;
 using System.Text;
 using System.Threading.Tasks;
@@ -12,7 +13,8 @@ namespace KeyValueStore.Tests.Storage;
 /// <summary>
 /// A read that waits for the disk while a compaction copies the record it is fetching to the log's tail and moves the
 /// log's begin address past the old copy. FASTER 2.6.5 then reports the key as not found (its pending read gives up on
-/// an address below the begin address); the crash soak caught it as a key that vanished for one read.
+/// an address below the begin address); the crash soak caught it as a key that vanished for one read. The compaction
+/// here runs past the first segment, so the read reaches the disk only after the file it was reading is deleted.
 /// </summary>
 public class ReadDuringCompactionTests
 {
@@ -32,7 +34,8 @@ public class ReadDuringCompactionTests
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? device = new FaultInjectingDevice(inner) : inner,
         };
         await using var store = new FasterRecordStore(settings, NullLogger.Instance);
-        for (int key = 0; key < 2_000; key++)
+        // About 1.5 MB of records: more than the first 1 MB segment.
+        for (int key = 0; key < 12_000; key++)
         {
             await store.UpsertAsync(Key(key), Value(key));
         }
@@ -47,6 +50,8 @@ public class ReadDuringCompactionTests
             long beginBefore = store.FasterKV.Log.BeginAddress;
             await store.CompactAsync();
             Assert.True(store.FasterKV.Log.BeginAddress > beginBefore, "the compaction must move the begin address past the record being read");
+            string firstSegment = store.Layout!.SegmentPath(0);
+            await Eventually.TrueAsync(() => !File.Exists(firstSegment), () => $"the compaction never deleted {firstSegment} (begin address {store.FasterKV.Log.BeginAddress})");
         }
         finally
         {
@@ -56,6 +61,13 @@ public class ReadDuringCompactionTests
         (bool found, PooledBuffer value) = await read.WaitAsync(TimeSpan.FromSeconds(30));
         Assert.True(found, "the key vanished for a read that overlapped a compaction");
         Assert.Equal(Value(0), value.Span.ToArray());
+        value.Return();
+
+        // The read of a deleted file did not fault the store.
+        await store.UpsertAsync(Key(0), Value(1));
+        (found, value) = await store.ReadAsync(Key(0));
+        Assert.True(found);
+        Assert.Equal(Value(1), value.Span.ToArray());
         value.Return();
     }
 
