@@ -164,7 +164,7 @@ public class SessionPoolTests
                 using var lease = await renting;
 
                 // Counted in after the rent and out before the return, so the count never exceeds the sessions truly held.
-                RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
+                ConcurrentMax.RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
                 Assert.True(inUse.TryAdd(lease.Session, true), "a session was handed to two callers at once");
 
                 // A real read in the rented session, most records being on disk. A disk read's completion tends to resume
@@ -222,7 +222,7 @@ public class SessionPoolTests
         var served = Enumerable.Range(0, Waiters).Where(i => i % 2 == 1).Select(async i =>
         {
             using var lease = await waiters[i];
-            RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
+            ConcurrentMax.RaiseTo(ref mostHolders, Interlocked.Increment(ref holders));
             var result = await PinnedRecord.ReadAsync(lease.Session, Key(i));
             (FASTER.core.Status status, PooledBuffer value) = result.Complete();
             Assert.True(status.Found, $"key {i} was not found");
@@ -262,20 +262,4 @@ public class SessionPoolTests
     }
 
     private static byte[] Key(int key) => BitConverter.GetBytes(key);
-
-    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger; safe against concurrent callers.</summary>
-    private static void RaiseTo(ref int most, int value)
-    {
-        int seen = Volatile.Read(ref most);
-        while (value > seen)
-        {
-            int before = Interlocked.CompareExchange(ref most, value, seen);
-            if (before == seen)
-            {
-                return;
-            }
-
-            seen = before;
-        }
-    }
 }

@@ -24,9 +24,7 @@ namespace KeyValueStore.Tests.Durability;
 /// </remarks>
 public class WriteAheadLogSequenceTests
 {
-    private const int FasterHeaderSize = 12;
     private const int PageSize = 1 << 20;
-    private const int FirstAddress = 64;
     private const int TornTailDroppedEvent = 30;
 
     [Fact]
@@ -44,7 +42,7 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(image.Path, 0);
-        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
         Assert.True(entries.Count > 500, $"only {entries.Count} entries on the first page");
         ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
         AssertRefusedNamingTheSegment(image.Path, segment, "missing");
@@ -69,11 +67,11 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(image.Path, 0);
-        List<int> commitRecords = CommitRecordsOnPage(segment, FirstAddress);
+        List<int> commitRecords = CommitRecordsOnPage(segment, WalFraming.FirstAddress);
         Assert.True(commitRecords.Count > 10, $"only {commitRecords.Count} commit records");
 
         // Body: version (4), checksum (8), begin and until (8 each), commit number (8), iterator count (4), cookie length (4).
-        int cookieLength = commitRecords[commitRecords.Count / 2] + FasterHeaderSize + 40;
+        int cookieLength = commitRecords[commitRecords.Count / 2] + WalFraming.HeaderSize + 40;
         Assert.True(BitConverter.ToInt32(File.ReadAllBytes(segment), cookieLength) > 0, "the commit record carries no cookie");
         FlipBitAt(segment, cookieLength + 2, 0x02);
 
@@ -98,7 +96,7 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(image.Path, 0);
-        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
         ZeroFasterHeader(segment, entries[entries.Count / 2].Offset);
 
         AssertRefusedNamingTheSegment(image.Path, segment, "missing");
@@ -120,7 +118,7 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(image.Path, 0);
-        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 1_000);
         ZeroFasterHeader(segment, offset);
 
         AssertRefusedNamingTheSegment(image.Path, segment, "missing");
@@ -155,7 +153,7 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(beforeCrash.Path, 0);
-        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 1_000);
         ZeroFasterHeader(segment, offset);
         var logger = new RecordingLogger();
         await using (var reopened = StoreFactory.Open(Options(beforeCrash.Path, DurabilityMode.Commit), logger))
@@ -199,7 +197,7 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(image.Path, 0);
-        (int offset, _) = EntriesOnPage(segment, FirstAddress).First(entry => entry.Key >= 1_000);
+        (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 1_000);
         ZeroFasterHeader(segment, offset);
         AssertRefusedNamingTheSegment(image.Path, segment, "two commits");
     }
@@ -260,10 +258,10 @@ public class WriteAheadLogSequenceTests
         }
 
         string segment = Segment(metadataWritten.Path, 0);
-        List<(int Offset, int Key)> entries = EntriesOnPage(segment, FirstAddress);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
         int acknowledged = entries.FindIndex(entry => entry.Key == 101);
         Assert.True(entries[acknowledged + 1].Key >= 1_000, "the first later entry must follow key 101's");
-        int value = entries[acknowledged + 1].Offset + FasterHeaderSize + WalFragment.HeaderSize + 9 + sizeof(int) + "value-000000-v0002-".Length;
+        int value = entries[acknowledged + 1].Offset + WalFraming.HeaderSize + WalFragment.HeaderSize + 9 + sizeof(int) + "value-000000-v0002-".Length;
         int sector = (value + 511) / 512 * 512;
         byte[] bytes = File.ReadAllBytes(segment);
         Assert.True(bytes.AsSpan(sector, 512).IndexOfAnyExcept((byte)'#') < 0, "the sector chosen is not all filler");
@@ -517,7 +515,7 @@ public class WriteAheadLogSequenceTests
     {
         byte[] bytes = File.ReadAllBytes(segment);
         var records = new List<int>();
-        for (int offset = from; offset + FasterHeaderSize <= Math.Min(bytes.Length, PageSize);)
+        for (int offset = from; offset + WalFraming.HeaderSize <= Math.Min(bytes.Length, PageSize);)
         {
             int length = BitConverter.ToInt32(bytes, offset + 8);
             if (length == 0)
@@ -530,7 +528,7 @@ public class WriteAheadLogSequenceTests
                 records.Add(offset);
             }
 
-            offset += FasterHeaderSize + ((Math.Abs(length) + 3) & ~3);
+            offset += WalFraming.HeaderSize + ((Math.Abs(length) + 3) & ~3);
         }
 
         return records;
@@ -542,7 +540,7 @@ public class WriteAheadLogSequenceTests
         byte[] bytes = File.ReadAllBytes(segment);
         var entries = new List<(int Offset, int Key)>();
         int offset = from;
-        while (offset + FasterHeaderSize <= Math.Min(bytes.Length, PageSize))
+        while (offset + WalFraming.HeaderSize <= Math.Min(bytes.Length, PageSize))
         {
             int length = BitConverter.ToInt32(bytes, offset + 8);
             if (length == 0)
@@ -553,15 +551,15 @@ public class WriteAheadLogSequenceTests
             if (length > 0)
             {
                 // A transaction of one write: operation (1 byte), key length (4), value length (4), key.
-                entries.Add((offset, BitConverter.ToInt32(bytes, offset + FasterHeaderSize + WalFragment.HeaderSize + 9)));
+                entries.Add((offset, BitConverter.ToInt32(bytes, offset + WalFraming.HeaderSize + WalFragment.HeaderSize + 9)));
             }
 
-            offset += FasterHeaderSize + ((Math.Abs(length) + 3) & ~3);
+            offset += WalFraming.HeaderSize + ((Math.Abs(length) + 3) & ~3);
         }
 
         return entries;
     }
 
     /// <summary>Zeroes FASTER's checksum and length in front of the entry at <paramref name="offset"/>, as a zeroed sector would.</summary>
-    private static void ZeroFasterHeader(string segment, int offset) => ZeroAt(segment, offset, FasterHeaderSize);
+    private static void ZeroFasterHeader(string segment, int offset) => ZeroAt(segment, offset, WalFraming.HeaderSize);
 }

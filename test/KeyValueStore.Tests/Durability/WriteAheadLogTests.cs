@@ -23,22 +23,6 @@ public class WriteAheadLogTests
     private const int ReplayedEvent = 25;
     private const int RetiredEvent = 27;
 
-    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger; safe against concurrent callers.</summary>
-    private static void RaiseTo(ref int most, int value)
-    {
-        int seen = Volatile.Read(ref most);
-        while (value > seen)
-        {
-            int before = Interlocked.CompareExchange(ref most, value, seen);
-            if (before == seen)
-            {
-                return;
-            }
-
-            seen = before;
-        }
-    }
-
     [Fact]
     public async Task AnUpsertCompletes_OnlyOnceTheLogHasCommittedIt_AndTakesNoCheckpoint()
     {
@@ -180,7 +164,7 @@ public class WriteAheadLogTests
                 await store.UpsertAsync(Key(i), Value(i, 1, 1_000));
                 if (Interlocked.Increment(ref written) % WritesPerSample == 0)
                 {
-                    RaiseTo(ref mostSegments, Directory.GetFiles(logDirectory, "log.*").Length);
+                    ConcurrentMax.RaiseTo(ref mostSegments, Directory.GetFiles(logDirectory, "log.*").Length);
                     Interlocked.Increment(ref samples);
                 }
             }
