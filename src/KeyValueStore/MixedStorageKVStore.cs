@@ -58,15 +58,20 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <summary>Creates a store whose compaction and checkpoint timers run on <paramref name="timeProvider"/>; for tests.</summary>
     internal MixedStorageKVStore(MixedStorageKVStoreOptions? options, ILogger? logger, FasterKV<SpanByte, SpanByte>? fasterKVStore, TimeProvider? timeProvider)
     {
-        options ??= new MixedStorageKVStoreOptions();
-        StoreSettings settings = StoreSettingsValidator.Validate(options);
-        MessagePackSerializerOptions serializerOptions = options.MessagePackSerializerOptions ?? MessagePackSerializerOptions.Standard;
-        _keys = new KeyEncoder<TKey>(serializerOptions);
-        _values = new ValueCodec<TValue>(serializerOptions, options.ValueCompressionThresholdBytes, (int)Math.Min(int.MaxValue, settings.PageSizeBytes));
+        (StoreSettings settings, _keys, _values) = Prepare(options);
         logger ??= NullLogger.Instance;
+
+        // The synchronous open: it blocks this thread until StoreOpener's asynchronous open completes.
         _engine = fasterKVStore is null
-            ? new FasterRecordStore(settings, logger, timeProvider, TypedRecordFormat.For<TKey, TValue>())
-            : new FasterRecordStore(fasterKVStore, settings, logger, timeProvider);
+            ? StoreOpener.Open(settings, logger, timeProvider, TypedRecordFormat.For<TKey, TValue>())
+            : StoreOpener.OpenOnSupplied(fasterKVStore, settings, logger, timeProvider);
+    }
+
+    private MixedStorageKVStore(FasterRecordStore engine, KeyEncoder<TKey> keys, ValueCodec<TValue> values)
+    {
+        _engine = engine;
+        _keys = keys;
+        _values = values;
     }
 
     /// <summary>Gets the FasterKV the store runs on. Use it to inspect FASTER; writing through it bypasses the store's locks.</summary>
@@ -76,8 +81,8 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     internal FasterRecordStore Engine => _engine;
 
     /// <summary>
-    /// Opens a store, recovering a durable one, on the thread pool: the caller's thread is not blocked while files are
-    /// checked and the log is replayed. The recommended way to open a store in a service.
+    /// Opens a store, recovering a durable one, without blocking the caller's thread while files are checked and the
+    /// log is replayed. The recommended way to open a store in a service.
     /// </summary>
     /// <param name="options">The options; the defaults when null.</param>
     /// <param name="logger">Receives the store's log events; none when null.</param>
@@ -93,8 +98,21 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         ILogger<MixedStorageKVStore<TKey, TValue>>? logger = null,
         CancellationToken cancellationToken = default)
     {
-        cancellationToken.ThrowIfCancellationRequested();
-        return await Task.Run(() => new MixedStorageKVStore<TKey, TValue>(options, logger, fasterKVStore: null, timeProvider: null), cancellationToken).ConfigureAwait(false);
+        (StoreSettings settings, KeyEncoder<TKey> keys, ValueCodec<TValue> values) = Prepare(options);
+        FasterRecordStore engine = await StoreOpener.OpenAsync(settings, logger ?? (ILogger)NullLogger.Instance, timeProvider: null, TypedRecordFormat.For<TKey, TValue>(), cancellationToken).ConfigureAwait(false);
+        return new MixedStorageKVStore<TKey, TValue>(engine, keys, values);
+    }
+
+    /// <summary>Validates the options (the defaults when null) and builds the key and value serializers; touches no file.</summary>
+    private static (StoreSettings Settings, KeyEncoder<TKey> Keys, ValueCodec<TValue> Values) Prepare(MixedStorageKVStoreOptions? options)
+    {
+        options ??= new MixedStorageKVStoreOptions();
+        StoreSettings settings = StoreSettingsValidator.Validate(options);
+        MessagePackSerializerOptions serializerOptions = options.MessagePackSerializerOptions ?? MessagePackSerializerOptions.Standard;
+        return (
+            settings,
+            new KeyEncoder<TKey>(serializerOptions),
+            new ValueCodec<TValue>(serializerOptions, options.ValueCompressionThresholdBytes, (int)Math.Min(int.MaxValue, settings.PageSizeBytes)));
     }
 
     /// <inheritdoc/>

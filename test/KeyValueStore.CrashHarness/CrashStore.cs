@@ -64,7 +64,7 @@ internal static class CrashStore
             settings = settings with { WrapDevice = (device, _) => new PowerCutDevice(device, power) };
         }
 
-        return new FasterRecordStore(settings, NullLogger.Instance);
+        return StoreOpener.Open(settings, NullLogger.Instance);
     }
 
     public static byte[] Key(int key) => BitConverter.GetBytes(key);

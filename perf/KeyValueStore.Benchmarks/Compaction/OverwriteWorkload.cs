@@ -23,7 +23,7 @@ internal sealed class OverwriteWorkload : IAsyncDisposable
         Directory = Path.Combine(Path.GetTempPath(), "kvstore-bench", Guid.NewGuid().ToString("N"));
         options.LogDirectory = Directory;
         options.LogFileNamePrefix = "bench";
-        Store = new FasterRecordStore(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+        Store = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
         _keys = Enumerable.Range(0, keyCount).Select(i => BitConverter.GetBytes(i)).ToArray();
 
         // One value buffer per key, rewritten each round: the workload allocates nothing per upsert itself.

@@ -44,7 +44,7 @@ public class TypedStoreBenchmarks
     {
         _directory = Path.Combine(Path.GetTempPath(), "kvstore-bench-typed", Guid.NewGuid().ToString("N"));
         _typed = new MixedStorageKVStore<int, SmallStruct>(Options("typed"));
-        _engine = new FasterRecordStore(StoreSettingsValidator.Validate(Options("engine")), NullLogger.Instance);
+        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(Options("engine")), NullLogger.Instance);
 
         // The facade's stored form: MessagePack keys as they are; values behind a plain envelope byte (0x00), which
         // a value this small keeps (it is below the compression threshold).

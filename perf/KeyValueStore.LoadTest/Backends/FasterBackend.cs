@@ -27,7 +27,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
         MixedStorageKVStoreOptions options = FasterStoreSizing.Options(context);
         configure?.Invoke(options);
         _directory = context.Directory;
-        _store = new FasterRecordStore(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+        _store = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
     }
 
     public ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value) => _store.UpsertAsync(key, value);
@@ -81,7 +81,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
     /// Gets the store's durable flushes: its checkpoints, plus in Commit mode its write-ahead log's group commits; null
     /// with durability none, which makes nothing durable.
     /// </summary>
-    public long? DurableFlushes => _store.Checkpointer is null ? null : _store.Checkpointer.CheckpointCount + (_store.WriteAheadLog?.CommitCount ?? 0);
+    public long? DurableFlushes => _store.Journal.DurableFlushes;
 
     public string FlushNote =>
         "a write-ahead log group commit (the log's tail, ending in a commit record, written through), or a checkpoint (the store's log flushed to its tail, then the checkpoint's metadata written)";

@@ -90,7 +90,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
     /// Gets the store's durable flushes, counted as <see cref="FasterBackend.DurableFlushes"/> counts them (the facade
     /// adds none of its own): checkpoints plus write-ahead log group commits; null with durability none.
     /// </summary>
-    public long? DurableFlushes => _store.Engine.Checkpointer is null ? null : _store.Engine.Checkpointer.CheckpointCount + (_store.Engine.WriteAheadLog?.CommitCount ?? 0);
+    public long? DurableFlushes => _store.Engine.Journal.DurableFlushes;
 
     /// <summary>Gets what one flush is: the engine's, since the facade writes through it.</summary>
     public string FlushNote =>

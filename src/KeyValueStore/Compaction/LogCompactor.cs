@@ -18,12 +18,11 @@ namespace KeyValueStore.Compaction;
 /// <remarks>
 /// In FASTER 2.x, <c>Compact</c> copies live records from the old part of the log to the tail and shifts
 /// the begin address, but deletes no file. The segment files below the begin address are deleted only
-/// by a truncation, which this compactor requests right after each compaction (<see cref="LogAccessor{Key, Value}.Truncate"/>:
-/// FASTER defers the deletion until no thread can still be reading those segments).
-/// That is safe while the store takes no checkpoints. A durable store instead compacts under its
-/// <see cref="Checkpointer"/>'s lock and then checkpoints: the checkpoint records the new begin address
-/// together with the copied records, and only then does FASTER delete the segments below it. Truncating
-/// first would delete records the latest checkpoint still needs.
+/// by a truncation (<see cref="LogAccessor{Key, Value}.Truncate"/>: FASTER defers the deletion until no thread can
+/// still be reading those segments). When that truncation may run is the store's <see cref="IWriteJournal"/>'s to
+/// decide (<see cref="IWriteJournal.RunCompactionAsync{T}"/>): at once when nothing is recovered, or after a checkpoint
+/// has recorded the new begin address together with the copied records. Truncating first would delete records the
+/// latest checkpoint still needs.
 /// Lookup compaction is used rather than Scan: Scan builds a temporary in-memory index of the whole
 /// compacted range, which would break the store's memory bound.
 /// </remarks>
@@ -31,7 +30,7 @@ internal sealed class LogCompactor : IAsyncDisposable
 {
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly Action<long> _copyLiveRecordsBelow;
-    private readonly Checkpointer? _checkpointer;
+    private readonly IWriteJournal _journal;
     private readonly WriteBarrier _writes;
     private readonly StoreFault _fault;
     private readonly LogFileLayout? _layout;
@@ -50,7 +49,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// The engine's copy of the live records below an address to the log's tail (FASTER's lookup compaction in a session
     /// of the engine's), so the compactor needs nothing of how records are read and written.
     /// </param>
-    /// <param name="checkpointer">Durable stores: compactions run under its lock and end with a checkpoint.</param>
+    /// <param name="journal">Runs each compaction and decides when its emptied segment files may go.</param>
     /// <param name="writes">Held closed while records are copied.</param>
     /// <param name="fault">The store's fault: a failed compaction write stops compactions.</param>
     /// <param name="layout">The store's files, to measure what a truncation gives back; null when the caller owns the device.</param>
@@ -62,7 +61,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     public LogCompactor(
         FasterKV<SpanByte, SpanByte> store,
         Action<long> copyLiveRecordsBelow,
-        Checkpointer? checkpointer,
+        IWriteJournal journal,
         WriteBarrier writes,
         StoreFault fault,
         LogFileLayout? layout,
@@ -74,7 +73,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     {
         _store = store;
         _copyLiveRecordsBelow = copyLiveRecordsBelow;
-        _checkpointer = checkpointer;
+        _journal = journal;
         _writes = writes;
         _fault = fault;
         _layout = layout;
@@ -215,18 +214,7 @@ internal sealed class LogCompactor : IAsyncDisposable
 
         _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
-        CompactionResult result;
-        if (_checkpointer is null)
-        {
-            result = await CompactWithoutWritersAsync(untilAddress).ConfigureAwait(false);
-            _store.Log.Truncate();
-        }
-        else
-        {
-            // The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.
-            result = await _checkpointer.RunThenCheckpointAsync(() => CompactWithoutWritersAsync(untilAddress), "compaction", cancellationToken).ConfigureAwait(false);
-        }
-
+        CompactionResult result = await _journal.RunCompactionAsync(() => CompactWithoutWritersAsync(untilAddress), cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         return result;

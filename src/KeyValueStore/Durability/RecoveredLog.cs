@@ -1,3 +1,4 @@
+using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
 
@@ -7,9 +8,13 @@ namespace KeyValueStore.Durability;
 internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, WalPosition ReplayFrom)
 {
     /// <summary>Closes what recovery opened, for an open that fails after it; deletes nothing.</summary>
-    public void Release()
+    public async ValueTask ReleaseAsync()
     {
-        WriteAheadLog?.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        if (WriteAheadLog is not null)
+        {
+            await WriteAheadLog.DisposeAsync().ConfigureAwait(false);
+        }
+
         Store.Dispose();
         Device.Dispose();
     }

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
@@ -16,12 +17,12 @@ namespace KeyValueStore.Durability;
 /// </summary>
 /// <remarks>
 /// The write-ahead log is opened in Commit mode, and in any durable mode when its directory exists: a store written in
-/// Commit mode and reopened in Checkpoint mode still has acknowledged writes there. The caller replays it
-/// (the engine owns the write path replay goes through).
+/// Commit mode and reopened in Checkpoint mode still has acknowledged writes there. The store's <see cref="IWriteJournal"/> replays
+/// it, through the engine (which owns the write path replay goes through).
 /// </remarks>
 internal static class StoreRecovery
 {
-    public static RecoveredLog Open(StoreSettings settings, LogFileLayout layout, RecordFormat format, StoreFault fault, ILogger logger, TimeProvider timeProvider)
+    public static async Task<RecoveredLog> OpenAsync(StoreSettings settings, LogFileLayout layout, RecordFormat format, StoreFault fault, ILogger logger, TimeProvider timeProvider)
     {
         var requested = StoreManifest.For(settings, format);
         StoreManifest? stored = StoreManifest.ReadIfExists(layout.ManifestPath);
@@ -54,7 +55,7 @@ internal static class StoreRecovery
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
-        WriteAheadLog? writeAheadLog = OpenWriteAheadLog(settings, layout, point, fault, logger, out WalPosition replayFrom);
+        (WriteAheadLog? writeAheadLog, WalPosition replayFrom) = await OpenWriteAheadLogAsync(settings, layout, point, fault, logger).ConfigureAwait(false);
         if (point is null)
         {
             // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
@@ -80,7 +81,7 @@ internal static class StoreRecovery
                 long started = timeProvider.GetTimestamp();
 
                 // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
-                store.Recover(default, point.Token);
+                await store.RecoverAsync(default, point.Token).ConfigureAwait(false);
                 StoreEvents.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
 
                 // FASTER asked to delete every checkpoint but the recovered one, which is the one the record names.
@@ -91,7 +92,11 @@ internal static class StoreRecovery
         }
         catch (Exception e)
         {
-            writeAheadLog?.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            if (writeAheadLog is not null)
+            {
+                await writeAheadLog.DisposeAsync().ConfigureAwait(false);
+            }
+
             store?.Dispose();
             device?.Dispose();
             if (e is FasterException && point is not null)
@@ -107,9 +112,8 @@ internal static class StoreRecovery
     /// Opens the write-ahead log of a Commit-mode store, or the one a store reopened in another durable mode still has,
     /// and says where its replay starts. Null when there is none to open.
     /// </summary>
-    private static WriteAheadLog? OpenWriteAheadLog(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger, out WalPosition replayFrom)
+    private static async Task<(WriteAheadLog? Log, WalPosition ReplayFrom)> OpenWriteAheadLogAsync(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger)
     {
-        replayFrom = default;
         bool exists = Directory.Exists(layout.WriteAheadLogDirectory);
         if (point?.WalPosition is { } recorded && !exists)
         {
@@ -118,22 +122,22 @@ internal static class StoreRecovery
 
         if (settings.Durability != DurabilityMode.Commit && !exists)
         {
-            return null;
+            return (null, default);
         }
 
         var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories));
         try
         {
-            replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);
+            WalPosition replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);
 
             // Read-only checks first, so that a damaged log changes no file; only then clear a crash's leftovers.
-            writeAheadLog.VerifyAsync(replayFrom).GetAwaiter().GetResult();
-            writeAheadLog = writeAheadLog.WithoutStaleTailAsync().GetAwaiter().GetResult();
-            return writeAheadLog;
+            await writeAheadLog.VerifyAsync(replayFrom).ConfigureAwait(false);
+            writeAheadLog = await writeAheadLog.WithoutStaleTailAsync().ConfigureAwait(false);
+            return (writeAheadLog, replayFrom);
         }
         catch
         {
-            writeAheadLog.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await writeAheadLog.DisposeAsync().ConfigureAwait(false);
             throw;
         }
     }

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
@@ -16,6 +17,21 @@ internal sealed partial class WriteAheadLog
     /// </summary>
     /// <exception cref="StoreFileCorruptedException">An entry fails its checksum or does not decode, or entries are missing.</exception>
     public Task VerifyAsync(WalPosition from) => ReplayAsync(from, static _ => ValueTask.CompletedTask);
+
+    /// <summary>
+    /// Replays the committed transactions from <paramref name="from"/> on into the store being opened (<see cref="ReplayAsync"/>),
+    /// and logs what it replayed.
+    /// </summary>
+    /// <exception cref="StoreFileCorruptedException">The log is damaged before its committed end.</exception>
+    /// <exception cref="StoreFaultedException">The disk failed while the replayed writes were applied.</exception>
+    public async Task ReplayIntoStoreAsync(WalPosition from, Func<IReadOnlyList<BatchWrite>, ValueTask> apply, TimeProvider timeProvider)
+    {
+        long started = timeProvider.GetTimestamp();
+        long until = CommittedUntilAddress;
+        WalReplayResult replayed = await ReplayAsync(from, apply).ConfigureAwait(false);
+        _fault.ThrowIfFaulted();
+        StoreEvents.WriteAheadLogReplayed(_logger, from.Address, until, replayed.Transactions, replayed.Writes, replayed.IncompleteTransactions, timeProvider.GetElapsedTime(started));
+    }
 
     /// <summary>
     /// Reads the committed transactions from <paramref name="from"/> on, in log order, and hands each to <paramref name="apply"/>.

@@ -17,8 +17,9 @@ namespace KeyValueStore.Engine;
 /// <para>
 /// Atomicity across crashes comes from <see cref="WriteBarrier"/>: a batch is one admission, and a checkpoint (the only
 /// thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a batch or none of it.
-/// In Commit mode the batch is one write-ahead log transaction, committed before any of it is applied and replayed
-/// whole or not at all (FasterRecordStore.CommitMode.cs).
+/// A journal that logs writes (<see cref="WriteAheadJournal"/>) logs a batch as one transaction, replayed whole or not
+/// at all; since such a journal applies writes after giving their stripes back, a multi-key read first waits for the
+/// writes it admitted (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>).
 /// </para>
 /// Once a batch starts writing it runs to the end; cancellation applies only while it waits to start.
 /// </remarks>
@@ -31,28 +32,17 @@ internal sealed partial class FasterRecordStore
     {
         ValidateBatch(writes);
         _fault.ThrowIfFaulted();
-        if (_applyTurns is not null && writes.Count > 0)
-        {
-            await LogThenApplyBatchAsync(writes, cancellationToken).ConfigureAwait(false);
-            return;
-        }
-
         using OperationGate.Scope admission = _gate.Enter(this);
         if (writes.Count == 0)
         {
             return;
         }
 
-        using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(writes, write => write.Key), cancellationToken).ConfigureAwait(false))
-        {
-            _fault.ThrowIfFaulted();
-            for (int i = 0; i < writes.Count; i++)
-            {
-                await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
-            }
-        }
-
-        _checkpointer?.NoteWrite();
+        int[] stripes = _keyStripes.StripesOf(writes, write => write.Key);
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
+        KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
+        WriteTurn turn = await _journal.BeginBatchAsync(held, stripes, writes, cancellationToken).ConfigureAwait(false);
+        await ApplyInTurnAsync(turn, writes).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -70,40 +60,34 @@ internal sealed partial class FasterRecordStore
         CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
-        if (_applyTurns is not null)
-        {
-            await LogThenApplyUpdateAsync(keys, update, cancellationToken).ConfigureAwait(false);
-            return;
-        }
-
         using OperationGate.Scope admission = _gate.Enter(this);
-        int written;
-        using (BatchScope scope = await EnterBatchAsync(_keyStripes.StripesOf(keys, key => key), cancellationToken).ConfigureAwait(false))
+        int[] stripes = _keyStripes.StripesOf(keys, key => key);
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
+        KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
+        IReadOnlyList<BatchWrite> writes;
+        try
         {
-            var current = new byte[]?[keys.Count];
-            for (int i = 0; i < keys.Count; i++)
-            {
-                (bool found, PooledBuffer value) = await ReadInSessionAsync(scope.Session, keys[i]).ConfigureAwait(false);
-                current[i] = found ? value.Span.ToArray() : null;
-                value.Return();
-            }
-
-            IReadOnlyList<BatchWrite> writes = update(current);
+            await _journal.WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
+            byte[]?[] current = await ReadCopiesAsync(keys, cancellationToken).ConfigureAwait(false);
+            writes = update(current);
             ValidateBatch(writes);
             EnsureOnlyReadKeysAreWritten(keys, writes);
             _fault.ThrowIfFaulted();
-            for (int i = 0; i < writes.Count; i++)
-            {
-                await ApplyInSessionAsync(scope.Session, writes[i]).ConfigureAwait(false);
-            }
-
-            written = writes.Count;
         }
-
-        if (written > 0)
+        catch
         {
-            _checkpointer?.NoteWrite();
+            held.Dispose();
+            throw;
         }
+
+        if (writes.Count == 0)
+        {
+            held.Dispose();
+            return;
+        }
+
+        WriteTurn turn = await _journal.BeginBatchAsync(held, stripes, writes, cancellationToken).ConfigureAwait(false);
+        await ApplyInTurnAsync(turn, writes).ConfigureAwait(false);
     }
 
     /// <summary>Reads several keys as of one moment, each decoded by <paramref name="decoder"/>: no batch is seen in part.</summary>
@@ -140,11 +124,7 @@ internal sealed partial class FasterRecordStore
         using OperationGate.Scope admission = _gate.Enter(this);
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
-        if (_applyTurns is not null)
-        {
-            // Commit mode applies a write after it gives its stripe back: wait for the logged ones, so no batch is seen in part.
-            await WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
-        }
+        await _journal.WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
 
         using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
         var results = new (bool Found, PooledBuffer Value)[keys.Count];
@@ -171,25 +151,39 @@ internal sealed partial class FasterRecordStore
         return results;
     }
 
-    /// <summary>
-    /// Admits a batch: the write barrier, then the stripes of its keys in ascending order, then a session, each given
-    /// back if a later one cannot be had.
-    /// </summary>
-    private async ValueTask<BatchScope> EnterBatchAsync(int[] stripes, CancellationToken cancellationToken)
+    /// <summary>Reads <paramref name="keys"/> into arrays of their own (null when absent), for an update to compute from.</summary>
+    private async ValueTask<byte[]?[]> ReadCopiesAsync(IReadOnlyList<ReadOnlyMemory<byte>> keys, CancellationToken cancellationToken)
     {
-        WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
-        KeyStripeLocks.ManyScope held = default;
+        var current = new byte[]?[keys.Count];
+        using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
+        for (int i = 0; i < keys.Count; i++)
+        {
+            (bool found, PooledBuffer value) = await ReadInSessionAsync(lease.Session, keys[i]).ConfigureAwait(false);
+            current[i] = found ? value.Span.ToArray() : null;
+            value.Return();
+        }
+
+        return current;
+    }
+
+    /// <summary>Applies a batch in the turn its journal gave it, and ends the turn.</summary>
+    private async ValueTask ApplyInTurnAsync(WriteTurn turn, IReadOnlyList<BatchWrite> writes)
+    {
+        bool applied = false;
         try
         {
-            held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
-            SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            return new BatchScope(write, held, lease);
+            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
+            _fault.ThrowIfFaulted();
+            for (int i = 0; i < writes.Count; i++)
+            {
+                await ApplyInSessionAsync(lease.Session, writes[i]).ConfigureAwait(false);
+            }
+
+            applied = true;
         }
-        catch
+        finally
         {
-            held.Dispose();
-            write.Dispose();
-            throw;
+            _journal.EndWrite(turn, applied, changedRecords: applied);
         }
     }
 
@@ -266,19 +260,6 @@ internal sealed partial class FasterRecordStore
             {
                 ArrayPool<byte>.Shared.Return(sealedValue);
             }
-        }
-    }
-
-    /// <summary>What a batch holds while it runs: a write admission, its keys' stripes and a session.</summary>
-    private readonly struct BatchScope(WriteBarrier.Scope write, KeyStripeLocks.ManyScope stripes, SessionPool<StoreSession>.Scope lease) : IDisposable
-    {
-        public StoreSession Session => lease.Session;
-
-        public void Dispose()
-        {
-            lease.Dispose();
-            stripes.Dispose();
-            write.Dispose();
         }
     }
 

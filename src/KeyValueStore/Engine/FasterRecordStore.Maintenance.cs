@@ -23,35 +23,31 @@ internal sealed partial class FasterRecordStore
     public async Task CheckpointAsync(CancellationToken cancellationToken = default)
     {
         using OperationGate.Scope admission = _gate.Enter(this);
-        if (_checkpointer is null)
-        {
-            throw new StoreNotDurableException();
-        }
-
-        await _checkpointer.CheckpointAsync("on demand", cancellationToken).ConfigureAwait(false);
+        await _journal.CheckpointAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private LogCompactor StartCompactor(StoreSettings settings, TimeProvider? timeProvider)
+    /// <summary>Starts the compaction timer when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set; the store has opened.</summary>
+    internal void StartCompactor(StoreSettings settings)
     {
-        var compactor = new LogCompactor(
+        if (settings.TimeBetweenLogCompactions is TimeSpan interval)
+        {
+            Compactor.Start(interval);
+        }
+    }
+
+    private LogCompactor NewCompactor(StoreSettings settings, TimeProvider timeProvider) =>
+        new(
             FasterKV,
             CopyLiveRecordsBelow,
-            _checkpointer,
+            _journal,
             _writes,
             _fault,
-            _ownedLayout,
+            _log.Layout,
             settings.PageSizeBits,
             settings.SegmentSizeBits,
             new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
-            timeProvider ?? TimeProvider.System,
+            timeProvider,
             _logger);
-        if (settings.TimeBetweenLogCompactions is TimeSpan interval)
-        {
-            compactor.Start(interval);
-        }
-
-        return compactor;
-    }
 
     /// <summary>Copies the live records below <paramref name="untilAddress"/> to the log's tail (FASTER's lookup compaction) and moves the begin address past them.</summary>
     internal void CopyLiveRecordsBelow(long untilAddress)

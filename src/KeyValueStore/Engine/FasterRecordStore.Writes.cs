@@ -1,30 +1,30 @@
 using System;
+using System.Buffers;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Durability;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Engine;
 
-/// <summary>Upserts and deletes of one key: admission, stripe, session, then FASTER (or, in Commit mode, the write-ahead log first).</summary>
+/// <summary>
+/// Upserts and deletes of one key: admission, the write barrier, the key's stripe, the journal's turn, a session, then
+/// FASTER; the journal's turn ends whether or not the write reached FASTER.
+/// </summary>
+/// <remarks>
+/// Each is one async method from admission to completion: a nested async helper would add a state-machine allocation
+/// to every write that waits (for a stripe, a session, the disk or a commit).
+/// </remarks>
 internal sealed partial class FasterRecordStore
 {
-    /// <summary>
-    /// Writes a key's value. In <see cref="DurabilityMode.Commit"/> mode the write is committed to the write-ahead log
-    /// first and applied after (<see cref="LogThenApplyAsync"/>).
-    /// </summary>
+    /// <summary>Writes a key's value, durably as far as the store's durability mode promises once this completes.</summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the write ran; it was not acknowledged.</exception>
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
         EnsureRecordFits(key.Length, value.Length);
         _fault.ThrowIfFaulted();
-        if (_applyTurns is not null)
-        {
-            await LogThenApplyAsync(key, value, isDelete: false, cancellationToken).ConfigureAwait(false);
-            return;
-        }
-
         using OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         byte[]? sealedValue = null;
@@ -37,50 +37,55 @@ internal sealed partial class FasterRecordStore
 
         try
         {
-            // One async method from admission to completion: a nested async helper would add a state-machine
-            // allocation to every operation that waits (for a session, for the disk).
             using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
-            using KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
-            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false);
-            _fault.ThrowIfFaulted();
-            var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
-            while (result.Status.IsPending)
+            KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
+            WriteTurn turn = await _journal.BeginWriteAsync(held, stripe, key, value, isDelete: false, cancellationToken).ConfigureAwait(false);
+            bool applied = false;
+            try
             {
-                result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
+                using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
+                _fault.ThrowIfFaulted();
+                var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
+                while (result.Status.IsPending)
+                {
+                    result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
+                }
+
+                applied = true;
+            }
+            finally
+            {
+                _journal.EndWrite(turn, applied, changedRecords: applied);
             }
         }
         finally
         {
             if (sealedValue is not null)
             {
-                System.Buffers.ArrayPool<byte>.Shared.Return(sealedValue);
+                ArrayPool<byte>.Shared.Return(sealedValue);
             }
         }
-
-        _checkpointer?.NoteWrite();
     }
 
     /// <summary>
-    /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. In
-    /// <see cref="DurabilityMode.Commit"/> mode the delete is committed to the write-ahead log first and applied after,
-    /// also when the key turns out to be absent: that is known only once the delete runs.
+    /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. A journal that records
+    /// writes before applying them records the delete also when the key turns out to be absent: that is known only
+    /// once the delete runs.
     /// </summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the delete ran; it was not acknowledged.</exception>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
-        if (_applyTurns is not null)
-        {
-            return await LogThenApplyAsync(key, default, isDelete: true, cancellationToken).ConfigureAwait(false);
-        }
-
         using OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
-        bool found;
-        using (WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false))
-        using (KeyStripeLocks.Scope keyStripe = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false))
-        using (SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(cancellationToken).ConfigureAwait(false))
+        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
+        KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
+        WriteTurn turn = await _journal.BeginWriteAsync(held, stripe, key, default, isDelete: true, cancellationToken).ConfigureAwait(false);
+        bool applied = false;
+        bool found = false;
+        try
         {
+            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
             _fault.ThrowIfFaulted();
             var result = await WaitForWriteAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
@@ -88,12 +93,12 @@ internal sealed partial class FasterRecordStore
                 result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
             }
 
+            applied = true;
             found = result.Status.Found;
         }
-
-        if (found)
+        finally
         {
-            _checkpointer?.NoteWrite();
+            _journal.EndWrite(turn, applied, changedRecords: found);
         }
 
         return found;

@@ -7,6 +7,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Compaction;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
@@ -300,7 +301,7 @@ public class LogCompactorTests
 
                 store.CopyLiveRecordsBelow(untilAddress);
             },
-            checkpointer: null,
+            new NoJournal(store.FasterKV),
             new WriteBarrier(),
             new StoreFault(),
             store.Layout,

@@ -26,7 +26,7 @@ public class CommitVisibilityTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? log = new FaultInjectingDevice(inner) : inner,
         };
-        await using var store = new FasterRecordStore(settings, NullLogger.Instance);
+        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
         await store.UpsertAsync(Key(1), Value(1, 1));
         await store.UpsertAsync(Key(2), Value(2, 1));
 

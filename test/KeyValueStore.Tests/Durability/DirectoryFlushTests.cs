@@ -89,7 +89,7 @@ public class DirectoryFlushTests
     }
 
     private static FasterRecordStore Open(string directory, DurabilityMode mode, DirectoryDurability directories) =>
-        new(StoreSettingsValidator.Validate(Options(directory, mode)) with { Directories = directories }, NullLogger.Instance);
+        StoreOpener.Open(StoreSettingsValidator.Validate(Options(directory, mode)) with { Directories = directories }, NullLogger.Instance);
 
     private sealed record Flush(string Directory, string[] Files, Guid? RecordedToken);
 

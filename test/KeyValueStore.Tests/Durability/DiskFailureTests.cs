@@ -33,7 +33,7 @@ public class DiskFailureTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
         };
-        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
         var durable = new Dictionary<int, byte[]>();
         for (int i = 0; i < 200; i++)
         {
@@ -108,7 +108,7 @@ public class DiskFailureTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
         };
-        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
 
         // Ten times the memory, every key written twice: the compaction has hundreds of kilobytes of live records to copy.
         for (int version = 1; version <= 2; version++)
@@ -166,7 +166,7 @@ public class DiskFailureTests
             },
         };
 
-        var error = Assert.Throws<LogDirectoryUnavailableException>(() => new FasterRecordStore(settings, NullLogger.Instance));
+        var error = Assert.Throws<LogDirectoryUnavailableException>(() => StoreOpener.Open(settings, NullLogger.Instance));
 
         Assert.Contains("No space left on device", error.Message, StringComparison.Ordinal);
         Assert.Contains("free space", error.Message, StringComparison.Ordinal);
@@ -195,7 +195,7 @@ public class DiskFailureTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
         };
-        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
         for (int i = 0; i < 3_000; i++)
         {
             await store.UpsertAsync(Key(i), Value(i, 1, 200));
@@ -259,7 +259,7 @@ public class DiskFailureTests
                 return device;
             },
         };
-        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
         for (int i = 0; i < 200; i++)
         {
             await store.UpsertAsync(Key(i), Value(i, 1, 200));
@@ -361,7 +361,7 @@ public class DiskFailureTests
             },
         };
 
-        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => new FasterRecordStore(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
+        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => StoreOpener.Open(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
 
         // The disk's error, not "the file is damaged": a user told to restore a backup would throw good files away.
         Assert.Contains("input/output error", error.Message, StringComparison.Ordinal);
@@ -405,7 +405,7 @@ public class DiskFailureTests
             },
         };
 
-        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => new FasterRecordStore(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
+        var error = await Assert.ThrowsAsync<LogDirectoryUnavailableException>(() => Task.Run(() => StoreOpener.Open(settings, NullLogger.Instance).DisposeAsync().AsTask()).WaitAsync(HangLimit));
 
         Assert.Contains("input/output error", error.Message, StringComparison.Ordinal);
         await using var reopened = StoreFactory.Open(options);

@@ -48,7 +48,7 @@ public class ManifestAndLockTests
         var settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Checkpoint));
 
         var error = Assert.Throws<StoreManifestMismatchException>(() =>
-            new FasterRecordStore(settings, NullLogger.Instance, format: new RecordFormat("System.String", "System.Byte[]", "none")));
+            StoreOpener.Open(settings, NullLogger.Instance, format: new RecordFormat("System.String", "System.Byte[]", "none")));
 
         Assert.Equal("key and value types", error.Setting);
         Assert.Equal("<System.Byte[], System.Byte[]>", error.StoredValue);
@@ -167,11 +167,11 @@ public class ManifestAndLockTests
         using var device = FASTER.core.Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
         using var fasterKV = new FASTER.core.FasterKV<FASTER.core.SpanByte, FASTER.core.SpanByte>(1 << 12, new FASTER.core.LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 16 });
 
-        var error = Assert.Throws<InvalidStoreOptionsException>(() => new FasterRecordStore(fasterKV, settings, NullLogger.Instance));
+        var error = Assert.Throws<InvalidStoreOptionsException>(() => StoreOpener.OpenOnSupplied(fasterKV, settings, NullLogger.Instance));
 
         Assert.Contains(nameof(DurabilityMode.None), Assert.Single(error.Problems), StringComparison.Ordinal);
         var scratch = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path));
-        await using var store = new FasterRecordStore(fasterKV, scratch with { PageSizeBits = 12 }, NullLogger.Instance);
+        await using var store = StoreOpener.OpenOnSupplied(fasterKV, scratch with { PageSizeBits = 12 }, NullLogger.Instance);
         await store.UpsertAsync(Key(3), Value(3, 1));
         Assert.Equal(Value(3, 1), await ReadAsync(store, 3));
     }

@@ -25,7 +25,7 @@ public class WriteAheadLogFaultTests
         FaultInjectingDevice? device = null;
         StoreSettings settings = StoreSettingsValidator.Validate(options) with { WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner };
         var acknowledged = new List<int>();
-        var store = new FasterRecordStore(settings, NullLogger.Instance);
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
         for (int i = 0; i < 100; i++)
         {
             await store.UpsertAsync(Key(i), Value(i, 1));

@@ -289,7 +289,7 @@ public class WriteAheadLogSequenceTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner,
         };
-        await using var store = new FasterRecordStore(settings, NullLogger.Instance);
+        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
         WriteAheadLog log = store.WriteAheadLog!;
         device!.HoldWrites();
         Task first = store.UpsertAsync(Key(1), Value(1, 1)).AsTask();
@@ -337,7 +337,7 @@ public class WriteAheadLogSequenceTests
             WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? device = new FaultInjectingDevice(inner) : inner,
         };
         var batch = Enumerable.Range(0, 12_000).Select(i => BatchWrite.Upsert(Key(i), Value(i, 2, 1_000))).ToList();
-        await using (var store = new FasterRecordStore(settings, NullLogger.Instance))
+        await using (var store = StoreOpener.Open(settings, NullLogger.Instance))
         {
             device!.HoldWrites();
             Task others = WriteAsync(store, Enumerable.Range(20_000, 400), size: 100);

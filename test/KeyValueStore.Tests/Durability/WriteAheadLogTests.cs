@@ -87,7 +87,7 @@ public class WriteAheadLogTests
             }
 
             await store.CheckpointAsync();
-            Assert.Equal(store.WriteAheadLog!.TailAddress, store.WriteAheadLog.BeginAddress);
+            Assert.Equal(store.WriteAheadLog!.TailAddress, store.WriteAheadLog!.BeginAddress);
             for (int i = 0; i < 250; i++)
             {
                 await store.UpsertAsync(Key(i), Value(i, 2));
@@ -172,7 +172,7 @@ public class WriteAheadLogTests
 
         // A checkpoint is started once the log holds four segments; the next commit deletes what it held.
         Assert.Equal(Writes / WritesPerSample, samples);
-        Assert.True(store.Checkpointer!.CheckpointCount >= 2, $"{store.Checkpointer.CheckpointCount} checkpoints for 12 MB of log");
+        Assert.True(store.Checkpointer!.CheckpointCount >= 2, $"{store.Checkpointer!.CheckpointCount} checkpoints for 12 MB of log");
         Assert.True(mostSegments <= 8, $"the log had {mostSegments} segment files at once");
         for (int i = 0; i < 12_000; i += 997)
         {

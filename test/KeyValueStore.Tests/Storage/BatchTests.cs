@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Durability;
@@ -66,15 +67,17 @@ public class BatchTests
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Commit));
-        long checkpointsBefore = store.Checkpointer!.CheckpointCount;
-        long commitsBefore = store.WriteAheadLog!.CommitCount;
-        long tailBefore = store.WriteAheadLog.TailAddress;
+        Checkpointer checkpointer = store.Checkpointer!;
+        WriteAheadLog log = store.WriteAheadLog!;
+        long checkpointsBefore = checkpointer.CheckpointCount;
+        long commitsBefore = log.CommitCount;
+        long tailBefore = log.TailAddress;
 
         await store.ApplyBatchAsync([]);
 
-        Assert.Equal(tailBefore, store.WriteAheadLog.TailAddress);
-        Assert.Equal(commitsBefore, store.WriteAheadLog.CommitCount);
-        Assert.Equal(checkpointsBefore, store.Checkpointer.CheckpointCount);
+        Assert.Equal(tailBefore, log.TailAddress);
+        Assert.Equal(commitsBefore, log.CommitCount);
+        Assert.Equal(checkpointsBefore, checkpointer.CheckpointCount);
     }
 
     [Fact]

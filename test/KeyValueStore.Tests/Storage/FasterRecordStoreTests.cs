@@ -382,14 +382,14 @@ public class FasterRecordStoreTests
         using var fasterKV = new FasterKV<SpanByte, SpanByte>(1 << 10, new LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 14 });
         var settings = StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions { PageSizeBits = 12, MemorySizeBits = 14 });
 
-        var store = new FasterRecordStore(fasterKV, settings, NullLogger.Instance);
+        var store = StoreOpener.OpenOnSupplied(fasterKV, settings, NullLogger.Instance);
         Assert.Same(fasterKV, store.FasterKV);
         await store.UpsertAsync(Key(1), Value(1, "a"));
         await Assert.ThrowsAsync<RecordTooLargeException>(() => store.UpsertAsync(Key(2), new byte[5_000]).AsTask());
         await store.DisposeAsync();
 
         // Still open, with its data, for its owner: the store disposed only its own sessions.
-        await using var reopened = new FasterRecordStore(fasterKV, settings, NullLogger.Instance);
+        await using var reopened = StoreOpener.OpenOnSupplied(fasterKV, settings, NullLogger.Instance);
         Assert.Equal("value-1-a", await ReadStringAsync(reopened, Key(1)));
     }
 }

@@ -33,7 +33,7 @@ public class ReadDuringCompactionTests
         {
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? device = new FaultInjectingDevice(inner) : inner,
         };
-        await using var store = new FasterRecordStore(settings, NullLogger.Instance);
+        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
         // About 1.5 MB of records: more than the first 1 MB segment.
         for (int key = 0; key < 12_000; key++)
         {

@@ -25,5 +25,5 @@ internal static class StoreFactory
     };
 
     public static FasterRecordStore Open(MixedStorageKVStoreOptions options, ILogger? logger = null, TimeProvider? timeProvider = null) =>
-        new(StoreSettingsValidator.Validate(options), logger ?? NullLogger.Instance, timeProvider);
+        StoreOpener.Open(StoreSettingsValidator.Validate(options), logger ?? NullLogger.Instance, timeProvider);
 }

@@ -1,0 +1,104 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// <see cref="DurabilityMode.Checkpoint"/>: writes are applied while they hold their stripes, and survive a crash once a
+/// checkpoint holds them (<see cref="Checkpointer"/>: periodically, on demand, after each compaction and at close).
+/// </summary>
+/// <remarks>
+/// A store written in Commit mode and reopened in this mode still has acknowledged writes in its write-ahead log:
+/// recovery replays them, checkpoints them, and deletes the log, which this mode no longer keeps.
+/// </remarks>
+internal sealed class CheckpointJournal : IWriteJournal
+{
+    private readonly TimeSpan _interval;
+    private readonly WalPosition _replayFrom;
+    private readonly TimeProvider _timeProvider;
+    private readonly ILogger _logger;
+    private WriteAheadLog? _leftoverLog;
+
+    /// <param name="checkpointer">Takes the store's checkpoints.</param>
+    /// <param name="interval">The time between periodic checkpoints.</param>
+    /// <param name="leftoverLog">The write-ahead log a Commit-mode store left, to replay and retire; null when there is none.</param>
+    /// <param name="replayFrom">Where replay of <paramref name="leftoverLog"/> starts.</param>
+    /// <param name="timeProvider">Times the replay.</param>
+    /// <param name="logger">Receives the replay and retirement events.</param>
+    public CheckpointJournal(Checkpointer checkpointer, TimeSpan interval, WriteAheadLog? leftoverLog, WalPosition replayFrom, TimeProvider timeProvider, ILogger logger)
+    {
+        Checkpointer = checkpointer;
+        _interval = interval;
+        _leftoverLog = leftoverLog;
+        _replayFrom = replayFrom;
+        _timeProvider = timeProvider;
+        _logger = logger;
+    }
+
+    /// <summary>Gets the checkpointer.</summary>
+    public Checkpointer Checkpointer { get; }
+
+    /// <inheritdoc/>
+    public long? DurableFlushes => Checkpointer.CheckpointCount;
+
+    /// <inheritdoc/>
+    public async Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply)
+    {
+        if (_leftoverLog is not { } log)
+        {
+            return;
+        }
+
+        await log.ReplayIntoStoreAsync(_replayFrom, apply, _timeProvider).ConfigureAwait(false);
+        await Checkpointer.RetireWriteAheadLogAsync().ConfigureAwait(false);
+        _leftoverLog = null;
+        await log.DisposeAsync().ConfigureAwait(false);
+        WriteAheadLog.DeleteFiles(log.Directory);
+        StoreEvents.WriteAheadLogRetired(_logger, log.Directory, DurabilityMode.Checkpoint);
+    }
+
+    /// <inheritdoc/>
+    public void Start() => Checkpointer.Start(_interval);
+
+    /// <inheritdoc/>
+    public ValueTask<WriteTurn> BeginWriteAsync(KeyStripeLocks.Scope held, int stripe, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete, CancellationToken cancellationToken) =>
+        new(WriteTurn.HoldingStripe(held, cancellationToken));
+
+    /// <inheritdoc/>
+    public ValueTask<WriteTurn> BeginBatchAsync(KeyStripeLocks.ManyScope held, int[] stripes, IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken) =>
+        new(WriteTurn.HoldingStripes(held, cancellationToken));
+
+    /// <inheritdoc/>
+    /// <remarks>Noted inside the write's barrier admission: a checkpoint that drains the barrier then holds the write, and counts it.</remarks>
+    public void EndWrite(in WriteTurn turn, bool applied, bool changedRecords)
+    {
+        turn.ReleaseStripes();
+        if (changedRecords)
+        {
+            Checkpointer.NoteWrite();
+        }
+    }
+
+    /// <inheritdoc/>
+    public ValueTask WaitUntilAppliedAsync(int[] stripes) => ValueTask.CompletedTask;
+
+    /// <inheritdoc/>
+    public Task CheckpointAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("on demand", cancellationToken);
+
+    /// <inheritdoc/>
+    /// <remarks>The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.</remarks>
+    public Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken) =>
+        Checkpointer.RunThenCheckpointAsync(compaction, "compaction", cancellationToken);
+
+    /// <inheritdoc/>
+    public Task CloseAsync() => Checkpointer.DisposeAsync().AsTask();
+
+    /// <inheritdoc/>
+    public ValueTask DisposeAsync() => _leftoverLog?.DisposeAsync() ?? ValueTask.CompletedTask;
+}

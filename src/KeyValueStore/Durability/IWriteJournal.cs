@@ -1,0 +1,79 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// What a durability mode does around the engine's writes. The engine calls it at fixed points and never asks which
+/// mode it runs in: <see cref="NoJournal"/> (<see cref="DurabilityMode.None"/>), <see cref="CheckpointJournal"/>
+/// (<see cref="DurabilityMode.Checkpoint"/>) and <see cref="WriteAheadJournal"/> (<see cref="DurabilityMode.Commit"/>).
+/// </summary>
+/// <remarks>
+/// The fixed points, in the order a store meets them:
+/// <list type="number">
+/// <item><see cref="RecoverAsync"/> when the store opens, before any caller sees it, then <see cref="Start"/>.</item>
+/// <item>For every write, with its key stripes held: <see cref="BeginWriteAsync"/> or <see cref="BeginBatchAsync"/>
+/// before it is applied, and <see cref="EndWrite"/> after, also when applying failed.</item>
+/// <item><see cref="WaitUntilAppliedAsync"/> before a read that must see whole batches.</item>
+/// <item><see cref="CheckpointAsync"/> on demand, and <see cref="RunCompactionAsync{T}"/> around each compaction.</item>
+/// <item><see cref="CloseAsync"/> once the store has drained, then <see cref="IAsyncDisposable.DisposeAsync"/>.</item>
+/// </list>
+/// A journal takes ownership of the stripes passed to it: it gives them back in <see cref="EndWrite"/>, or earlier
+/// when its writes need not hold them while they are applied, and also when it throws.
+/// </remarks>
+internal interface IWriteJournal : IAsyncDisposable
+{
+    /// <summary>Gets the number of times the journal made writes durable (checkpoints and write-ahead-log commits); null when it never does.</summary>
+    long? DurableFlushes { get; }
+
+    /// <summary>
+    /// Brings the recovered store up to everything the journal promised, through <paramref name="apply"/> (which writes a
+    /// transaction the way a live batch is written). Runs once, before <see cref="Start"/> and before any caller sees the store.
+    /// </summary>
+    Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply);
+
+    /// <summary>Starts the journal's background work (periodic checkpoints, group commits).</summary>
+    void Start();
+
+    /// <summary>Admits one upsert or delete, whose key stripe <paramref name="held"/> is, to be applied.</summary>
+    /// <param name="held">The write's stripe; the journal owns it from here.</param>
+    /// <param name="stripe">The number of that stripe.</param>
+    /// <param name="key">The key.</param>
+    /// <param name="value">The value, as the caller gave it (empty for a delete).</param>
+    /// <param name="isDelete">Whether the write is a delete.</param>
+    /// <param name="cancellationToken">Cancels the write while nothing of it is recorded.</param>
+    /// <returns>The turn to apply the write in; end it with <see cref="EndWrite"/>.</returns>
+    ValueTask<WriteTurn> BeginWriteAsync(KeyStripeLocks.Scope held, int stripe, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete, CancellationToken cancellationToken);
+
+    /// <summary>Admits a batch of writes, whose sorted <paramref name="stripes"/> <paramref name="held"/> are, to be applied as one.</summary>
+    ValueTask<WriteTurn> BeginBatchAsync(KeyStripeLocks.ManyScope held, int[] stripes, IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken);
+
+    /// <summary>Ends a write's turn, whether or not it was applied.</summary>
+    /// <param name="turn">The turn <see cref="BeginWriteAsync"/> or <see cref="BeginBatchAsync"/> returned.</param>
+    /// <param name="applied">Whether the write reached FASTER.</param>
+    /// <param name="changedRecords">Whether it changed a record (false for a delete that found nothing).</param>
+    void EndWrite(in WriteTurn turn, bool applied, bool changedRecords);
+
+    /// <summary>
+    /// Completes once every write admitted on <paramref name="stripes"/> has been applied. The caller holds those
+    /// stripes, so that a multi-key read then sees each batch whole or not at all.
+    /// </summary>
+    ValueTask WaitUntilAppliedAsync(int[] stripes);
+
+    /// <summary>Makes everything written before the call durable.</summary>
+    /// <exception cref="StoreNotDurableException">The store is not durable.</exception>
+    Task CheckpointAsync(CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Runs a compaction (which moves the log's begin address) and lets its result take effect: the segment files below
+    /// the new begin address may go only once nothing recovery would read needs them.
+    /// </summary>
+    Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken);
+
+    /// <summary>Makes every write durable as the store closes. Call once every operation has finished; the files stay open until disposal.</summary>
+    Task CloseAsync();
+}

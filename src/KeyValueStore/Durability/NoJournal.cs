@@ -1,0 +1,59 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Durability;
+
+/// <summary>
+/// <see cref="DurabilityMode.None"/>: writes are applied while they hold their stripes and recorded nowhere else; the
+/// store's files are scratch space and nothing survives a restart.
+/// </summary>
+internal sealed class NoJournal(FasterKV<SpanByte, SpanByte> store) : IWriteJournal
+{
+    /// <inheritdoc/>
+    public long? DurableFlushes => null;
+
+    /// <inheritdoc/>
+    public Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply) => Task.CompletedTask;
+
+    /// <inheritdoc/>
+    public void Start()
+    {
+    }
+
+    /// <inheritdoc/>
+    public ValueTask<WriteTurn> BeginWriteAsync(KeyStripeLocks.Scope held, int stripe, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete, CancellationToken cancellationToken) =>
+        new(WriteTurn.HoldingStripe(held, cancellationToken));
+
+    /// <inheritdoc/>
+    public ValueTask<WriteTurn> BeginBatchAsync(KeyStripeLocks.ManyScope held, int[] stripes, IReadOnlyList<BatchWrite> writes, CancellationToken cancellationToken) =>
+        new(WriteTurn.HoldingStripes(held, cancellationToken));
+
+    /// <inheritdoc/>
+    public void EndWrite(in WriteTurn turn, bool applied, bool changedRecords) => turn.ReleaseStripes();
+
+    /// <inheritdoc/>
+    public ValueTask WaitUntilAppliedAsync(int[] stripes) => ValueTask.CompletedTask;
+
+    /// <inheritdoc/>
+    public Task CheckpointAsync(CancellationToken cancellationToken) => throw new StoreNotDurableException();
+
+    /// <inheritdoc/>
+    /// <remarks>Nothing is recovered, so the emptied segment files go at once.</remarks>
+    public async Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken)
+    {
+        T result = await compaction().ConfigureAwait(false);
+        store.Log.Truncate();
+        return result;
+    }
+
+    /// <inheritdoc/>
+    public Task CloseAsync() => Task.CompletedTask;
+
+    /// <inheritdoc/>
+    public ValueTask DisposeAsync() => ValueTask.CompletedTask;
+}

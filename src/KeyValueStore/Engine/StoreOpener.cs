@@ -1,0 +1,166 @@
+using System;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>
+/// Opens a store, one step after another: lock the directory; for a durable store, check the manifest and the latest
+/// checkpoint and recover FASTER to it (<see cref="StoreRecovery"/>); assemble the engine around its durability mode's
+/// <see cref="IWriteJournal"/>; recover through the journal (replaying the write-ahead log); start the background work
+/// (group commits, checkpoints, compaction). The caller has validated the options into <see cref="StoreSettings"/>.
+/// </summary>
+/// <remarks>
+/// This is the one place that knows which journal each durability mode gets. An open that fails releases everything it
+/// opened and changes no file of a durable store; a failed disk is reported as the directory to fix
+/// (<see cref="LogDirectoryUnavailableException"/>), whatever it made the files look like.
+/// </remarks>
+internal static class StoreOpener
+{
+    /// <summary>
+    /// Opens a store on files it owns, as <paramref name="settings"/> say: new files, or for a durable store the files
+    /// already in its directory, recovered. Runs on the thread pool: the checks before recovery read files synchronously.
+    /// </summary>
+    /// <param name="settings">The validated settings.</param>
+    /// <param name="logger">Receives the store's log events.</param>
+    /// <param name="timeProvider">The clock of the compaction and checkpoint timers; the system clock when null.</param>
+    /// <param name="format">What the records' bytes mean, recorded in a durable store's manifest; raw bytes when null.</param>
+    /// <param name="cancellationToken">Cancels the open before it starts; once started, recovery runs to the end.</param>
+    public static Task<FasterRecordStore> OpenAsync(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, RecordFormat? format = null, CancellationToken cancellationToken = default)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        return Task.Run(() => OpenOwnedAsync(settings, logger, timeProvider ?? TimeProvider.System, format ?? RecordFormat.RawBytes), cancellationToken);
+    }
+
+    /// <summary>
+    /// <see cref="OpenAsync"/> for callers that cannot await (constructors): blocks the calling thread until the store is
+    /// open. The open itself runs on the thread pool, so this cannot deadlock on a synchronization context.
+    /// </summary>
+    public static FasterRecordStore Open(StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, RecordFormat? format = null) =>
+        OpenAsync(settings, logger, timeProvider, format).GetAwaiter().GetResult();
+
+    /// <summary>
+    /// Opens a store on a <see cref="FasterKV{Key, Value}"/> built by the caller, who keeps owning it and its device and
+    /// takes its checkpoints. FASTER does not expose a store's page size, so the caller's settings must state it
+    /// (<see cref="StoreSettings.PageSizeBits"/>); it is used to reject oversize records before FASTER sees them.
+    /// </summary>
+    /// <exception cref="InvalidStoreOptionsException">The settings ask for a durable store.</exception>
+    public static FasterRecordStore OpenOnSupplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
+    {
+        if (settings.IsDurable)
+        {
+            throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
+        }
+
+        FasterRecordStore engine = Assemble(OpenedLog.Supplied(fasterKV), settings, logger, timeProvider ?? TimeProvider.System, (_, _) => new NoJournal(fasterKV));
+        engine.StartCompactor(settings);
+        StoreEvents.StoreOpenedOnSuppliedFasterKV(logger);
+        return engine;
+    }
+
+    private static async Task<FasterRecordStore> OpenOwnedAsync(StoreSettings settings, ILogger logger, TimeProvider timeProvider, RecordFormat format)
+    {
+        var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
+        layout.EnsureWritable();
+        StoreFileLock fileLock = StoreFileLock.Acquire(layout.LockFilePath);
+        var fault = new StoreFault();
+        RecoveredLog? recovered = null;
+        FasterRecordStore? engine = null;
+        try
+        {
+            if (settings.IsDurable)
+            {
+                recovered = await StoreRecovery.OpenAsync(settings, layout, format, fault, logger, timeProvider).ConfigureAwait(false);
+
+                // A read failed during recovery: FASTER saw zeros where the bytes were, so what it recovered is not the store.
+                fault.ThrowIfFaulted();
+                RecoveredLog parts = recovered;
+                engine = Assemble(
+                    new OpenedLog(parts.Store, fault, parts.Device, layout, fileLock),
+                    settings,
+                    logger,
+                    timeProvider,
+                    (stripeCount, writes) => DurableJournal(settings, layout, parts, writes, stripeCount, fault, timeProvider, logger));
+            }
+            else
+            {
+                EnsureNoDurableStoreIn(layout);
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
+                engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock), settings, logger, timeProvider, (_, _) => new NoJournal(fasterKV));
+            }
+
+            await engine.Journal.RecoverAsync(engine.ApplyRecoveredAsync).ConfigureAwait(false);
+            engine.Journal.Start();
+            engine.StartCompactor(settings);
+            StoreEvents.StoreOpened(logger, layout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
+            return engine;
+        }
+        catch (Exception e)
+        {
+            if (engine is not null)
+            {
+                await engine.ReleaseAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                if (recovered is not null)
+                {
+                    await recovered.ReleaseAsync().ConfigureAwait(false);
+                }
+
+                fileLock.Dispose();
+            }
+
+            if (fault.IsFaulted)
+            {
+                // The disk failed while the store opened: whatever that made the files look like, the disk is the cause
+                // to name, and the files are left for an open once it is fixed.
+                throw new LogDirectoryUnavailableException(layout.Directory, e is StoreFaultedException ? e : fault.ToException());
+            }
+
+            if (e is IOException)
+            {
+                // A full or failing disk while files are created, preallocated or read: the directory is what to fix.
+                throw new LogDirectoryUnavailableException(layout.Directory, e);
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>The engine and its journal, sharing the key stripes' count and the write barrier; nothing is started.</summary>
+    private static FasterRecordStore Assemble(OpenedLog log, StoreSettings settings, ILogger logger, TimeProvider timeProvider, Func<int, WriteBarrier, IWriteJournal> newJournal)
+    {
+        var keyStripes = new KeyStripeLocks(log.FasterKV.IndexSize);
+        var writes = new WriteBarrier();
+        return new FasterRecordStore(log, keyStripes, writes, newJournal(keyStripes.StripeCount, writes), settings, logger, timeProvider);
+    }
+
+    /// <summary>The journal of a durable mode: checkpoints alone, or a write-ahead log that checkpoints bound.</summary>
+    private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, TimeProvider timeProvider, ILogger logger)
+    {
+        bool commitMode = settings.Durability == DurabilityMode.Commit;
+        var checkpointer = new Checkpointer(
+            recovered.Store, layout, recovered.CheckpointFiles, writes, commitMode ? recovered.WriteAheadLog : null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+        return commitMode
+            ? new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider)
+            : new CheckpointJournal(checkpointer, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.ReplayFrom, timeProvider, logger);
+    }
+
+    /// <summary>A scratch store must not open where a durable one lives: it would overwrite its segments and, on close, delete them.</summary>
+    private static void EnsureNoDurableStoreIn(LogFileLayout layout)
+    {
+        if (File.Exists(layout.ManifestPath))
+        {
+            throw new StoreManifestMismatchException(
+                layout.ManifestPath, nameof(MixedStorageKVStoreOptions.Durability), $"{DurabilityMode.Checkpoint} or {DurabilityMode.Commit} (a durable store)", nameof(DurabilityMode.None));
+        }
+    }
+}
