@@ -30,16 +30,10 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task AnEntryHeaderReadingAsZero_InThePageBeforeOthers_IsReportedByName_AndNothingIsChanged()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
-        {
-            // About 1.7 MB of entries: the log's first page fills, the second holds the rest.
-            await WriteAsync(store, Enumerable.Range(0, 1_600), size: 1_000);
-            await CommitMetadataPastTheDamageAsync(store);
-            Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the log must run on into a second page");
-            CopyAsCrashImage(temp.Path, image.Path);
-        }
+        // About 1.7 MB of entries: the log's first page fills, the second holds the rest.
+        long committedUntil = await CrashImageAsync(image.Path, Enumerable.Range(0, 1_600), size: 1_000);
+        Assert.True(committedUntil > PageSize + (PageSize / 4), "the log must run on into a second page");
 
         string segment = Segment(image.Path, 0);
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
@@ -56,15 +50,9 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task ACommitRecordsCookieLength_Damaged_OnTheLastPage_IsReportedByName_InsteadOfCrashing()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
-        {
-            await WriteAsync(store, Enumerable.Range(0, 300), size: 100);
-            await CommitMetadataPastTheDamageAsync(store);
-            Assert.True(store.WriteAheadLog!.CommittedUntilAddress < PageSize, "the log must fit its first page");
-            CopyAsCrashImage(temp.Path, image.Path);
-        }
+        long committedUntil = await CrashImageAsync(image.Path, Enumerable.Range(0, 300), size: 100);
+        Assert.True(committedUntil < PageSize, "the log must fit its first page");
 
         string segment = Segment(image.Path, 0);
         List<int> commitRecords = CommitRecordsOnPage(segment, WalFraming.FirstAddress);
@@ -85,15 +73,9 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task AnEntryHeaderReadingAsZero_OnTheLastPage_IsReportedByName()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
-        {
-            await WriteAsync(store, Enumerable.Range(0, 300), size: 100);
-            await CommitMetadataPastTheDamageAsync(store);
-            Assert.True(store.WriteAheadLog!.CommittedUntilAddress < PageSize, "the log must fit its first page");
-            CopyAsCrashImage(temp.Path, image.Path);
-        }
+        long committedUntil = await CrashImageAsync(image.Path, Enumerable.Range(0, 300), size: 100);
+        Assert.True(committedUntil < PageSize, "the log must fit its first page");
 
         string segment = Segment(image.Path, 0);
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
@@ -456,6 +438,20 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>Adds a new directory, for the next crash image, and returns its path.</summary>
+    /// <summary>
+    /// Writes <paramref name="keys"/> to a new Commit-mode store, commits metadata past them, and copies its files into
+    /// <paramref name="image"/> as a crash would leave them, with the store still open. Returns the log's committed end.
+    /// </summary>
+    private static async Task<long> CrashImageAsync(string image, IEnumerable<int> keys, int size)
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit));
+        await WriteAsync(store, keys, size);
+        await CommitMetadataPastTheDamageAsync(store);
+        CopyAsCrashImage(temp.Path, image);
+        return store.WriteAheadLog!.CommittedUntilAddress;
+    }
+
     private static string NewDirectory(List<TempDirectory> directories)
     {
         directories.Add(new TempDirectory());
