@@ -13,7 +13,8 @@ namespace KeyValueStore.Compaction;
 
 /// <summary>
 /// Compacts the log and gives the disk space back: on a timer, following <see cref="CompactionThresholdPolicy"/>,
-/// and on demand. One compaction runs at a time.
+/// and on demand. One compaction runs at a time, over the whole read-only region, in slices with the writers let in
+/// between them.
 /// </summary>
 /// <remarks>
 /// In FASTER 2.x, <c>Compact</c> copies live records from the old part of the log to the tail and shifts
@@ -36,6 +37,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly LogFileLayout? _layout;
     private readonly int _segmentSizeBits;
     private readonly long _pageSizeMask;
+    private readonly long _sliceBytes;
     private readonly CompactionThresholdPolicy _policy;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
@@ -79,41 +81,57 @@ internal sealed class LogCompactor : IAsyncDisposable
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
         _pageSizeMask = (1L << pageSizeBits) - 1;
+        _sliceBytes = Math.Max(1L << pageSizeBits, MinSliceBytes & ~_pageSizeMask);
         _policy = policy;
         _timeProvider = timeProvider;
         _logger = logger;
     }
 
+    /// <summary>The least a slice copies, rounded down to whole pages (and at least one): small enough that a writer held for it waits milliseconds, large enough that the barrier's drain is paid rarely.</summary>
+    public const long MinSliceBytes = 4L << 20;
+
+    /// <summary>How many passes one scheduled step runs at most while the log stays over the threshold: writers that outrun one pass are caught up with before the next tick.</summary>
+    public const int MaxPassesPerStep = 4;
+
+    /// <summary>Gets the log size from which a scheduled step compacts.</summary>
     public long ThresholdBytes => _policy.ThresholdBytes;
+
+    /// <summary>Gets the live bytes the last pass estimated, or null before the first.</summary>
+    public long? LiveBytesEstimate => _policy.LiveBytesEstimate;
 
     /// <summary>Starts compacting every <paramref name="interval"/> of the injected clock.</summary>
     public void Start(TimeSpan interval) => _schedule = RunScheduleAsync(interval, _stopping.Token);
 
     /// <summary>
-    /// Runs one scheduled step now: measure, then skip or compact the oldest fifth as the policy says.
-    /// The timer calls this; tests call it to drive the policy without waiting.
+    /// Runs one scheduled step now: measure the log, then skip, or compact its whole read-only region in passes until
+    /// it is below the threshold again (at most <see cref="MaxPassesPerStep"/>), as the policy says. The timer calls
+    /// this; tests call it to drive the policy without waiting.
     /// </summary>
     public async Task RunScheduledStepAsync(CancellationToken cancellationToken = default)
     {
         await EnterAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            long begin = _store.Log.BeginAddress;
-            long region = _store.Log.SafeReadOnlyAddress - begin;
-            if (!_policy.ShouldCompact(region))
+            for (int pass = 0; pass < MaxPassesPerStep; pass++)
             {
-                StoreEvents.CompactionSkipped(_logger, region, _policy.ThresholdBytes);
-                return;
-            }
-
-            CompactionResult result = await CompactUntilAsync(begin + (region / CompactionThresholdPolicy.RegionFraction), cancellationToken).ConfigureAwait(false);
-            if (result.Compacted)
-            {
-                long oldThreshold = _policy.ThresholdBytes;
-                if (_policy.RecordCompaction() is long raised)
+                long logBytes = _store.Log.TailAddress - _store.Log.BeginAddress;
+                if (!_policy.ShouldCompact(logBytes))
                 {
-                    StoreEvents.CompactionThresholdRaised(_logger, oldThreshold, raised);
+                    if (pass == 0)
+                    {
+                        StoreEvents.CompactionSkipped(_logger, logBytes, _policy.ThresholdBytes);
+                    }
+
+                    return;
                 }
+
+                CompactionResult result = await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
+                if (!result.Compacted)
+                {
+                    return;
+                }
+
+                RecordPass(result);
             }
         }
         finally
@@ -128,11 +146,27 @@ internal sealed class LogCompactor : IAsyncDisposable
         await EnterAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            return await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
+            CompactionResult result = await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
+            if (result.Compacted)
+            {
+                RecordPass(result);
+            }
+
+            return result;
         }
         finally
         {
             _oneAtATime.Release();
+        }
+    }
+
+    /// <summary>Lets the policy measure the live data by a pass over the whole read-only region.</summary>
+    private void RecordPass(CompactionResult result)
+    {
+        long oldThreshold = _policy.ThresholdBytes;
+        if (_policy.RecordPass(result.CopiedBytes, result.UncompactedBytes) is long threshold)
+        {
+            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, _policy.LiveBytesEstimate!.Value);
         }
     }
 
@@ -214,18 +248,43 @@ internal sealed class LogCompactor : IAsyncDisposable
 
         _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
-        CompactionResult result = await _journal.RunCompactionAsync(() => CompactWithoutWritersAsync(untilAddress), cancellationToken).ConfigureAwait(false);
+        CompactionResult result = await _journal.RunCompactionAsync(() => CompactInSlicesAsync(untilAddress), cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         return result;
     }
 
     /// <summary>
-    /// Compacts with writes held back: FASTER's compaction links each copy with a hash entry it read before latching the
-    /// bucket, so a write to that key in between would leave an unlinked record that every later scan misreads (see
-    /// <see cref="WriteBarrier"/>). Reads go on.
+    /// Compacts up to <paramref name="untilAddress"/> one slice at a time (<see cref="_sliceBytes"/>, whole pages), letting
+    /// the writers in between slices: a writer waits for one slice's copy at most, not for the whole pass.
     /// </summary>
-    private async Task<CompactionResult> CompactWithoutWritersAsync(long untilAddress)
+    private async Task<CompactionResult> CompactInSlicesAsync(long untilAddress)
+    {
+        long logBytesBefore = _store.Log.TailAddress - _store.Log.BeginAddress;
+        long copied = 0;
+        long uncompacted = 0;
+        for (long sliceEnd = _store.Log.BeginAddress; sliceEnd < untilAddress;)
+        {
+            // Every slice ends on a page boundary, as the pass does (CompactUntilAsync says why).
+            sliceEnd = Math.Min(untilAddress, (sliceEnd + _sliceBytes) & ~_pageSizeMask);
+            (long sliceCopied, long sliceUncompacted) = await CompactSliceWithoutWritersAsync(sliceEnd).ConfigureAwait(false);
+
+            // Past the slice lie the earlier slices' copies, already counted as copied.
+            uncompacted = sliceUncompacted - copied;
+            copied += sliceCopied;
+        }
+
+        long begin = _store.Log.BeginAddress;
+        return new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - begin, DiskBytesBelow(begin), copied, uncompacted);
+    }
+
+    /// <summary>
+    /// Compacts one slice with writes held back: FASTER's compaction links each copy with a hash entry it read before
+    /// latching the bucket, so a write to that key in between would leave an unlinked record that every later scan
+    /// misreads (see <see cref="WriteBarrier"/>). Reads go on. Returns the bytes the slice copied (with writers held,
+    /// only the copies reach the tail) and the bytes of the log after the slice before its copies, which it did not reach.
+    /// </summary>
+    private async Task<(long Copied, long Uncompacted)> CompactSliceWithoutWritersAsync(long sliceEnd)
     {
         await _writes.CloseAsync().ConfigureAwait(false);
         try
@@ -233,7 +292,12 @@ internal sealed class LogCompactor : IAsyncDisposable
             // FASTER's compaction is synchronous: when the disk fails, its thread waits forever for a page flush that
             // will never come. The compactor stops waiting for it, and the write barrier opens (writes are refused by
             // then). The thread and its session stay parked until the process ends.
-            return await Task.Run(() => Compact(untilAddress)).WaitAsync(_fault.Token).ConfigureAwait(false);
+            return await Task.Run(() =>
+            {
+                long tailBefore = _store.Log.TailAddress;
+                _copyLiveRecordsBelow(sliceEnd);
+                return (_store.Log.TailAddress - tailBefore, tailBefore - sliceEnd);
+            }).WaitAsync(_fault.Token).ConfigureAwait(false);
         }
         catch (OperationCanceledException) when (_fault.IsFaulted)
         {
@@ -243,16 +307,6 @@ internal sealed class LogCompactor : IAsyncDisposable
         {
             _writes.Open();
         }
-    }
-
-    /// <summary>Copies the live records below <paramref name="untilAddress"/> to the tail and moves the begin address past them; deletes no file.</summary>
-    private CompactionResult Compact(long untilAddress)
-    {
-        long begin = _store.Log.BeginAddress;
-        long logBytesBefore = _store.Log.TailAddress - begin;
-        _copyLiveRecordsBelow(untilAddress);
-
-        return new CompactionResult(true, logBytesBefore, _store.Log.TailAddress - _store.Log.BeginAddress, DiskBytesBelow(_store.Log.BeginAddress));
     }
 
     /// <summary>Sums the segment files wholly below <paramref name="beginAddress"/>: those a truncation to it deletes.</summary>

@@ -23,16 +23,16 @@ internal static partial class StoreEvents
     public static partial void StoreClosed(ILogger logger, string disposition);
 
     [LoggerMessage(EventId = 10, Level = LogLevel.Debug,
-        Message = "Compaction skipped: the safe-read-only region is {RegionBytes} bytes, below the threshold of {ThresholdBytes} bytes.")]
-    public static partial void CompactionSkipped(ILogger logger, long regionBytes, long thresholdBytes);
+        Message = "Compaction skipped: the log is {LogBytes} bytes, below the threshold of {ThresholdBytes} bytes.")]
+    public static partial void CompactionSkipped(ILogger logger, long logBytes, long thresholdBytes);
 
     [LoggerMessage(EventId = 11, Level = LogLevel.Information,
         Message = "Compacted the log from {LogBytesBefore} to {LogBytesAfter} bytes; {DiskBytesFreed} bytes of segment files released to the disk; took {Duration}.")]
     public static partial void Compacted(ILogger logger, long logBytesBefore, long logBytesAfter, long diskBytesFreed, TimeSpan duration);
 
     [LoggerMessage(EventId = 12, Level = LogLevel.Information,
-        Message = "Compaction threshold raised from {OldThresholdBytes} to {NewThresholdBytes} bytes after consecutive compactions.")]
-    public static partial void CompactionThresholdRaised(ILogger logger, long oldThresholdBytes, long newThresholdBytes);
+        Message = "Compaction threshold changed from {OldThresholdBytes} to {NewThresholdBytes} bytes of log: the last pass estimated {LiveBytesEstimate} live bytes.")]
+    public static partial void CompactionThresholdChanged(ILogger logger, long oldThresholdBytes, long newThresholdBytes, long liveBytesEstimate);
 
     [LoggerMessage(EventId = 13, Level = LogLevel.Warning,
         Message = "Compaction failed; the log is unchanged where it was not compacted, and the next scheduled compaction will try again.")]

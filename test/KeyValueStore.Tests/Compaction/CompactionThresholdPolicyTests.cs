@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Generic;
 using KeyValueStore.Compaction;
 
 namespace KeyValueStore.Tests.Compaction;
@@ -14,55 +13,57 @@ public class CompactionThresholdPolicyTests
         Assert.False(policy.ShouldCompact(99));
         Assert.True(policy.ShouldCompact(100));
         Assert.True(policy.ShouldCompact(1_000));
+        Assert.Null(policy.LiveBytesEstimate);
     }
 
     [Fact]
-    public void FiveCompactionsInARow_DoubleTheThreshold_AndTheCountStartsAgain()
+    public void APass_SetsTheThreshold_ToTwiceTheLiveBytesItEstimated()
     {
         var policy = new CompactionThresholdPolicy(100);
-        var raises = new List<long?>();
 
-        for (int i = 0; i < 10; i++)
-        {
-            Assert.True(policy.ShouldCompact(400));
-            raises.Add(policy.RecordCompaction());
-        }
+        // 300 bytes copied out of the compacted part, 200 bytes of log it did not reach: at most 500 live bytes.
+        Assert.Equal(1_000, policy.RecordPass(copiedBytes: 300, uncompactedBytes: 200));
 
-        Assert.Equal(new long?[] { null, null, null, null, 200, null, null, null, null, 400 }, raises);
-        Assert.Equal(400, policy.ThresholdBytes);
-        Assert.True(policy.ShouldCompact(400));
-        Assert.False(policy.ShouldCompact(399));
+        Assert.Equal(500, policy.LiveBytesEstimate);
+        Assert.Equal(CompactionThresholdPolicy.TargetLogBytesPerLiveByte * 500, policy.ThresholdBytes);
+        Assert.False(policy.ShouldCompact(999));
+        Assert.True(policy.ShouldCompact(1_000));
     }
 
     [Fact]
-    public void ASkip_EndsTheRun_SoScatteredCompactionsNeverRaise()
+    public void PassesInARow_OverTheSameLiveData_KeepTheThreshold_InsteadOfRaisingIt()
     {
         var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100);
 
-        for (int round = 0; round < 3; round++)
+        for (int pass = 0; pass < 20; pass++)
         {
-            for (int i = 0; i < CompactionThresholdPolicy.CompactionsBeforeRaise - 1; i++)
-            {
-                Assert.True(policy.ShouldCompact(150));
-                Assert.Null(policy.RecordCompaction());
-            }
-
-            Assert.False(policy.ShouldCompact(50));
+            Assert.True(policy.ShouldCompact(1_000));
+            Assert.Null(policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100));
         }
 
-        Assert.Equal(100, policy.ThresholdBytes);
+        Assert.Equal(1_000, policy.ThresholdBytes);
+    }
+
+    [Fact]
+    public void TheThreshold_FollowsTheLiveData_DownToTheMinimum()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(copiedBytes: 5_000, uncompactedBytes: 0);
+
+        Assert.Equal(4_000, policy.RecordPass(copiedBytes: 2_000, uncompactedBytes: 0));
+        Assert.Equal(100, policy.RecordPass(copiedBytes: 10, uncompactedBytes: 0));
+        Assert.Equal(10, policy.LiveBytesEstimate);
     }
 
     [Fact]
     public void Threshold_SaturatesInsteadOfOverflowing()
     {
-        var policy = new CompactionThresholdPolicy(long.MaxValue - 1);
+        var policy = new CompactionThresholdPolicy(100);
 
-        for (int i = 0; i < CompactionThresholdPolicy.CompactionsBeforeRaise; i++)
-        {
-            policy.RecordCompaction();
-        }
+        policy.RecordPass(copiedBytes: long.MaxValue - 10, uncompactedBytes: 100);
 
+        Assert.Equal(long.MaxValue, policy.LiveBytesEstimate);
         Assert.Equal(long.MaxValue, policy.ThresholdBytes);
     }
 
