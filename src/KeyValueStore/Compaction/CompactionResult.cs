@@ -6,5 +6,7 @@ namespace KeyValueStore.Compaction;
 /// <param name="LogBytesAfter">The same after compacting, live records copied to the tail included.</param>
 /// <param name="DiskBytesFreed">Bytes of the segment files wholly below the new begin address, which truncation deletes; 0 for a caller-supplied store.</param>
 /// <param name="CopiedBytes">The live bytes copied to the tail: the live data of the compacted part.</param>
-/// <param name="UncompactedBytes">The bytes of the log the compaction did not reach (from its until address to the tail before its last copies).</param>
-internal readonly record struct CompactionResult(bool Compacted, long LogBytesBefore, long LogBytesAfter, long DiskBytesFreed, long CopiedBytes = 0, long UncompactedBytes = 0);
+/// <param name="UncompactedBytes">The bytes of the log the compaction did not reach, from its until address to the tail when it started.</param>
+/// <param name="NewestLiveFraction">The live fraction of the newest part it compacted (its last slice).</param>
+internal readonly record struct CompactionResult(
+    bool Compacted, long LogBytesBefore, long LogBytesAfter, long DiskBytesFreed, long CopiedBytes = 0, long UncompactedBytes = 0, double NewestLiveFraction = 1);

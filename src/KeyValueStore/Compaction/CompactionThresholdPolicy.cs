@@ -3,19 +3,22 @@ using System;
 namespace KeyValueStore.Compaction;
 
 /// <summary>
-/// Decides when a scheduled compaction pass runs: when the log (begin to tail, what the segment files hold) reaches
-/// <see cref="TargetLogBytesPerLiveByte"/> times the estimate of its live bytes, and never below the configured minimum.
-/// Each pass measures the estimate again, so the threshold follows the live data up and down.
+/// Decides when compaction runs and when it holds writers back, from the log's size (begin to tail: what the segment
+/// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
+/// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
+/// at or over <see cref="BackPressureBytes"/>, half as much again, a pass keeps writers out between its slices until it
+/// is back under.
 /// </summary>
 /// <remarks>
-/// The estimate: a pass copies the live records of the part it compacts while writers are held, so the bytes it
-/// appended are exactly the live bytes of that part. The part it did not reach (the mutable region and whatever was
-/// written during the pass) is counted as live whole. The estimate is therefore an upper bound, and the log stays
-/// within about twice the live data plus the memory size however long the store runs.
+/// The estimate: with writers held, the bytes a slice appends are exactly the live bytes of the part it compacted, so
+/// a pass knows the live bytes below its end. For the part it did not reach (the mutable region, the newest data) it
+/// assumes the live fraction of its last slice, the newest data it measured. The threshold is also kept a quarter
+/// above the log a pass leaves when it counts that part live whole, so that an estimate too low cannot make passes
+/// follow each other for nothing.
 /// <para>
-/// Jering.KeyValueStore doubled the threshold after every five compactions in a row. Under steady heavy overwrites that
-/// made compaction rarer and rarer while garbage grew (docs/benchmarks.md), so the threshold now follows the data
-/// instead. Not thread-safe: the compactor runs one pass at a time.
+/// Jering.KeyValueStore doubled its threshold after every five compactions in a row. Under steady overwrites that made
+/// compaction rarer while the garbage grew (docs/benchmarks.md); the threshold now follows the data, up and down.
+/// Not thread-safe for writes: the compactor runs one pass at a time. Readers see each value whole.
 /// </para>
 /// </remarks>
 internal sealed class CompactionThresholdPolicy
@@ -24,17 +27,28 @@ internal sealed class CompactionThresholdPolicy
     public const int TargetLogBytesPerLiveByte = 2;
 
     private readonly long _minimumThresholdBytes;
+    private long _thresholdBytes;
 
     /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate.</param>
     public CompactionThresholdPolicy(long minimumThresholdBytes)
     {
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(minimumThresholdBytes, 0);
         _minimumThresholdBytes = minimumThresholdBytes;
-        ThresholdBytes = minimumThresholdBytes;
+        _thresholdBytes = minimumThresholdBytes;
     }
 
     /// <summary>Gets the log size from which a scheduled pass runs.</summary>
-    public long ThresholdBytes { get; private set; }
+    public long ThresholdBytes => System.Threading.Volatile.Read(ref _thresholdBytes);
+
+    /// <summary>Gets the log size from which a pass holds writers back between its slices.</summary>
+    public long BackPressureBytes
+    {
+        get
+        {
+            long threshold = ThresholdBytes;
+            return threshold > long.MaxValue - (threshold / 2) ? long.MaxValue : threshold + (threshold / 2);
+        }
+    }
 
     /// <summary>Gets the estimate of the live bytes measured by the last pass, or null before the first.</summary>
     public long? LiveBytesEstimate { get; private set; }
@@ -42,24 +56,34 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>Returns true when a log of <paramref name="logBytes"/> should be compacted.</summary>
     public bool ShouldCompact(long logBytes) => logBytes >= ThresholdBytes;
 
+    /// <summary>Returns true when a log of <paramref name="logBytes"/> is so far over the threshold that writers must wait for compaction.</summary>
+    public bool ShouldHoldWriters(long logBytes) => logBytes >= BackPressureBytes;
+
     /// <summary>Records a pass and sets the threshold from its estimate. Returns the new threshold when it changed, else null.</summary>
     /// <param name="copiedBytes">The live bytes the pass copied out of the part it compacted.</param>
-    /// <param name="uncompactedBytes">The bytes of the log the pass did not reach, counted as live.</param>
-    public long? RecordPass(long copiedBytes, long uncompactedBytes)
+    /// <param name="uncompactedBytes">The bytes of the log the pass did not reach, as they were when it started.</param>
+    /// <param name="newestLiveFraction">The live fraction of the newest part the pass compacted, assumed for the part it did not reach.</param>
+    public long? RecordPass(long copiedBytes, long uncompactedBytes, double newestLiveFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(copiedBytes);
         ArgumentOutOfRangeException.ThrowIfNegative(uncompactedBytes);
-        long estimate = SaturatingAdd(copiedBytes, uncompactedBytes);
+        double fraction = Math.Clamp(newestLiveFraction, 0, 1);
+        long estimate = SaturatingAdd(copiedBytes, (long)(uncompactedBytes * fraction));
+        long upperBound = SaturatingAdd(copiedBytes, uncompactedBytes);
         LiveBytesEstimate = estimate;
-        long threshold = Math.Max(_minimumThresholdBytes, estimate > long.MaxValue / TargetLogBytesPerLiveByte ? long.MaxValue : estimate * TargetLogBytesPerLiveByte);
+        long threshold = Math.Max(
+            _minimumThresholdBytes,
+            Math.Max(SaturatingMultiply(estimate, TargetLogBytesPerLiveByte), SaturatingAdd(upperBound, upperBound / 4)));
         if (threshold == ThresholdBytes)
         {
             return null;
         }
 
-        ThresholdBytes = threshold;
+        System.Threading.Volatile.Write(ref _thresholdBytes, threshold);
         return threshold;
     }
 
     private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;
+
+    private static long SaturatingMultiply(long a, int factor) => a > long.MaxValue / factor ? long.MaxValue : a * factor;
 }

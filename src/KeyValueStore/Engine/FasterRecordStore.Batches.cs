@@ -185,6 +185,8 @@ internal sealed partial class FasterRecordStore
         {
             _journal.EndWrite(turn, applied, changedRecords: applied);
         }
+
+        Compactor.NoteWrite();
     }
 
     /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>

@@ -11,7 +11,8 @@ namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Upserts and deletes of one key: admission, the write barrier, the key's stripe, the journal's turn, a session, then
-/// FASTER; the journal's turn ends whether or not the write reached FASTER.
+/// FASTER; the journal's turn ends whether or not the write reached FASTER. Each write then lets the compactor check
+/// whether the log has grown past its threshold.
 /// </summary>
 /// <remarks>
 /// Each is one async method from admission to completion: a nested async helper would add a state-machine allocation
@@ -57,6 +58,8 @@ internal sealed partial class FasterRecordStore
             {
                 _journal.EndWrite(turn, applied, changedRecords: applied);
             }
+
+            Compactor.NoteWrite();
         }
         finally
         {
@@ -101,6 +104,7 @@ internal sealed partial class FasterRecordStore
             _journal.EndWrite(turn, applied, changedRecords: found);
         }
 
+        Compactor.NoteWrite();
         return found;
     }
 

@@ -21,25 +21,47 @@ public class CompactionThresholdPolicyTests
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        // 300 bytes copied out of the compacted part, 200 bytes of log it did not reach: at most 500 live bytes.
-        Assert.Equal(1_000, policy.RecordPass(copiedBytes: 300, uncompactedBytes: 200));
+        // 300 live bytes copied out of the compacted part; 200 bytes it did not reach, taken as live as its newest slice was (half).
+        Assert.Equal(800, policy.RecordPass(copiedBytes: 300, uncompactedBytes: 200, newestLiveFraction: 0.5));
 
-        Assert.Equal(500, policy.LiveBytesEstimate);
-        Assert.Equal(CompactionThresholdPolicy.TargetLogBytesPerLiveByte * 500, policy.ThresholdBytes);
-        Assert.False(policy.ShouldCompact(999));
-        Assert.True(policy.ShouldCompact(1_000));
+        Assert.Equal(400, policy.LiveBytesEstimate);
+        Assert.Equal(CompactionThresholdPolicy.TargetLogBytesPerLiveByte * 400, policy.ThresholdBytes);
+        Assert.False(policy.ShouldCompact(799));
+        Assert.True(policy.ShouldCompact(800));
+    }
+
+    [Fact]
+    public void WritersAreHeld_FromHalfAgainTheThreshold()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(copiedBytes: 500, uncompactedBytes: 0, newestLiveFraction: 1);
+
+        Assert.Equal(1_500, policy.BackPressureBytes);
+        Assert.False(policy.ShouldHoldWriters(1_499));
+        Assert.True(policy.ShouldHoldWriters(1_500));
+    }
+
+    [Fact]
+    public void AnEstimateTooLow_StillLeavesTheThresholdAQuarterAboveWhatThePassLeft()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+
+        // The newest slice held nothing live, so the 1,000 bytes not reached count for nothing: the estimate is 100. The
+        // log the pass left (up to 1,100 bytes) must not reach the threshold at once, or passes would follow each other for nothing.
+        Assert.Equal(1_375, policy.RecordPass(copiedBytes: 100, uncompactedBytes: 1_000, newestLiveFraction: 0));
+        Assert.Equal(100, policy.LiveBytesEstimate);
     }
 
     [Fact]
     public void PassesInARow_OverTheSameLiveData_KeepTheThreshold_InsteadOfRaisingIt()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100);
+        policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100, newestLiveFraction: 1);
 
         for (int pass = 0; pass < 20; pass++)
         {
             Assert.True(policy.ShouldCompact(1_000));
-            Assert.Null(policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100));
+            Assert.Null(policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100, newestLiveFraction: 1));
         }
 
         Assert.Equal(1_000, policy.ThresholdBytes);
@@ -49,10 +71,10 @@ public class CompactionThresholdPolicyTests
     public void TheThreshold_FollowsTheLiveData_DownToTheMinimum()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 5_000, uncompactedBytes: 0);
+        policy.RecordPass(copiedBytes: 5_000, uncompactedBytes: 0, newestLiveFraction: 1);
 
-        Assert.Equal(4_000, policy.RecordPass(copiedBytes: 2_000, uncompactedBytes: 0));
-        Assert.Equal(100, policy.RecordPass(copiedBytes: 10, uncompactedBytes: 0));
+        Assert.Equal(4_000, policy.RecordPass(copiedBytes: 2_000, uncompactedBytes: 0, newestLiveFraction: 1));
+        Assert.Equal(100, policy.RecordPass(copiedBytes: 10, uncompactedBytes: 0, newestLiveFraction: 1));
         Assert.Equal(10, policy.LiveBytesEstimate);
     }
 
@@ -61,10 +83,11 @@ public class CompactionThresholdPolicyTests
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        policy.RecordPass(copiedBytes: long.MaxValue - 10, uncompactedBytes: 100);
+        policy.RecordPass(copiedBytes: long.MaxValue - 10, uncompactedBytes: 100, newestLiveFraction: 1);
 
         Assert.Equal(long.MaxValue, policy.LiveBytesEstimate);
         Assert.Equal(long.MaxValue, policy.ThresholdBytes);
+        Assert.Equal(long.MaxValue, policy.BackPressureBytes);
     }
 
     [Theory]

@@ -324,6 +324,36 @@ public class LogCompactorTests
     [Fact]
     public async Task APass_LetsAWaitingWriterIn_BetweenItsSlices()
     {
+        // A threshold far above the log: no back-pressure.
+        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1L << 40));
+
+        Assert.True(slicesWithTheWriterIn.Count >= 3, $"{slicesWithTheWriterIn.Count} slices");
+        Assert.False(slicesWithTheWriterIn[0]);
+        Assert.True(slicesWithTheWriterIn.Skip(1).All(admitted => admitted), "the writer waited past the first slice: " + string.Join(",", slicesWithTheWriterIn));
+        Assert.Equal(TimeSpan.Zero, statistics.BackPressure);
+        Assert.True(statistics.LongestWriterHold > TimeSpan.Zero && statistics.LongestWriterHold <= statistics.WritersHeld);
+        Assert.Equal(1, statistics.Passes);
+    }
+
+    /// <summary>Back-pressure: while the log is over the bound, a pass keeps writers out of its next slice too.</summary>
+    [Fact]
+    public async Task APass_WhileTheLogIsOverTheBackPressureBound_KeepsTheWriterOutOfEverySlice()
+    {
+        // A threshold of one byte: the log is always over the bound.
+        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1));
+
+        Assert.True(slicesWithTheWriterIn.Count >= 3, $"{slicesWithTheWriterIn.Count} slices");
+        Assert.True(slicesWithTheWriterIn.All(admitted => !admitted), "the writer got in between slices: " + string.Join(",", slicesWithTheWriterIn));
+        Assert.True(statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
+        Assert.True(statistics.BackPressure <= statistics.WritersHeld);
+    }
+
+    /// <summary>
+    /// Compacts 100,000 records (over three slices) with a writer arriving during the first slice; returns, per slice,
+    /// whether the writer had been let in before it, and checks every value afterwards.
+    /// </summary>
+    private static async Task<(List<bool> SlicesWithTheWriterIn, CompactionStatistics Statistics)> RunAPassWithAWriterArrivingAsync(CompactionThresholdPolicy policy)
+    {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
         const int Keys = 100_000;
@@ -344,7 +374,7 @@ public class LogCompactorTests
             await store.UpsertAsync(Key(key), ValueOf(key));
         }
 
-        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * LogCompactor.MinSliceBytes, "the log must span more than two slices");
+        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
         var barrier = new WriteBarrier();
         var slicesWithTheWriterIn = new List<bool>();
         Task? writer = null;
@@ -370,21 +400,20 @@ public class LogCompactorTests
             store.Layout,
             pageSizeBits: 12,
             segmentSizeBits: 20,
-            new CompactionThresholdPolicy(1),
+            policy,
             TimeProvider.System,
             new RecordingLogger());
 
         CompactionResult result = await compactor.CompactNowAsync();
 
         Assert.True(result.Compacted);
-        Assert.True(slicesWithTheWriterIn.Count >= 3, $"{slicesWithTheWriterIn.Count} slices");
-        Assert.False(slicesWithTheWriterIn[0]);
-        Assert.True(slicesWithTheWriterIn.Skip(1).All(admitted => admitted), "the writer waited past the first slice: " + string.Join(",", slicesWithTheWriterIn));
         await writer!;
         for (int key = 0; key < Keys; key++)
         {
             Assert.Equal(ValueOf(key), await ReadBytesAsync(store, key));
         }
+
+        return (slicesWithTheWriterIn, compactor.Statistics);
     }
 
     [Fact]
