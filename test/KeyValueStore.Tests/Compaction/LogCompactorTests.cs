@@ -482,7 +482,9 @@ public class LogCompactorTests
         using var temp = new TempDirectory();
         var options = StoreFactory.LowMemory(temp.Path);
         options.TimeBetweenLogCompactionsMS = 60_000;
-        options.InitialLogCompactionThresholdBytes = 1;
+
+        // Far above the log: the writes never wake the compactor, so only the timer runs its steps (each one a skip).
+        options.InitialLogCompactionThresholdBytes = 1L << 40;
         var logger = new RecordingLogger();
         var clock = new ManualTimeProvider();
         await using var store = StoreFactory.Open(options, logger, clock);
@@ -505,14 +507,40 @@ public class LogCompactorTests
 
         // A timer fires inside Advance or not at all, so this shows without waiting that no step started early.
         Assert.Equal(0, clock.Advance(opened + TimeSpan.FromSeconds(59) - clock.GetUtcNow()));
+        Assert.DoesNotContain(SkippedEvent, logger.EventIds);
 
         Assert.Equal(1, clock.Advance(TimeSpan.FromSeconds(1)));
-        await WaitForEventAsync(logger, ids => ids.Count(id => id == CompactedEvent) == 1);
-
-        // The first pass set the threshold to twice the live data, which the log is now below: the second tick's step skips.
-        Assert.Equal(1, clock.Advance(TimeSpan.FromSeconds(60)));
         await WaitForEventAsync(logger, ids => ids.Count(id => id == SkippedEvent) == 1);
-        Assert.Equal(1, logger.EventIds.Count(id => id == CompactedEvent));
+
+        Assert.Equal(1, clock.Advance(TimeSpan.FromSeconds(60)));
+        await WaitForEventAsync(logger, ids => ids.Count(id => id == SkippedEvent) == 2);
+        Assert.DoesNotContain(CompactedEvent, logger.EventIds);
+    }
+
+    /// <summary>Writers faster than the timer: a write that finds the log at the threshold starts a step at once.</summary>
+    [Fact]
+    public async Task AWriteThatFindsTheLogAtTheThreshold_StartsAStep_WithoutWaitingForTheTimer()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.TimeBetweenLogCompactionsMS = 3_600_000;
+        options.InitialLogCompactionThresholdBytes = 64 << 10;
+        var logger = new RecordingLogger();
+        var clock = new ManualTimeProvider();
+        await using var store = StoreFactory.Open(options, logger, clock);
+
+        // 120 KB of writes: past the threshold, with the clock never moved.
+        for (int key = 0; key < 1_000; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[100]);
+        }
+
+        await WaitForEventAsync(logger, ids => ids.Contains(CompactedEvent));
+        Assert.True(store.Compactor.Statistics.Passes >= 1);
+        for (int key = 0; key < 1_000; key++)
+        {
+            Assert.NotNull(await ReadBytesAsync(store, key));
+        }
     }
 
     [Fact]
