@@ -29,9 +29,10 @@ internal sealed class ProgressLine
 
     /// <summary>
     /// Reports <paramref name="completed"/> (out of <paramref name="total"/>, when known) every second
-    /// until <paramref name="stop"/> is cancelled, then prints the phase's final line.
+    /// until <paramref name="stop"/> is cancelled, then prints the phase's final line. <paramref name="everySecond"/>,
+    /// when given, is called with the elapsed time at each update and its text appended to the line.
     /// </summary>
-    public async Task RunAsync(string phase, string unit, Func<long> completed, long? total, long startTimestamp, CancellationToken stop)
+    public async Task RunAsync(string phase, string unit, Func<long> completed, long? total, long startTimestamp, CancellationToken stop, Func<TimeSpan, string?>? everySecond = null)
     {
         long previousCount = 0;
         long previousTimestamp = startTimestamp;
@@ -49,7 +50,14 @@ internal sealed class ProgressLine
             long now = _time.GetTimestamp();
             long count = completed();
             double rate = (count - previousCount) / _time.GetElapsedTime(previousTimestamp, now).TotalSeconds;
-            Write(Format(phase, unit, _time.GetElapsedTime(startTimestamp, now), count, total, rate, "/s now"), final: false);
+            TimeSpan sinceStart = _time.GetElapsedTime(startTimestamp, now);
+            string line = Format(phase, unit, sinceStart, count, total, rate, "/s now");
+            if (everySecond?.Invoke(sinceStart) is string detail)
+            {
+                line += "  " + detail;
+            }
+
+            Write(line, final: false);
             previousCount = count;
             previousTimestamp = now;
         }

@@ -6,7 +6,7 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <summary>Everything a run measured: printed as text, and written as JSON by --json (same names, camelCase).</summary>
 /// <remarks>
 /// <see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes;
-/// <see cref="Batches"/> likewise unless --batch-size is above 1.
+/// <see cref="Batches"/> likewise unless --batch-size is above 1; <see cref="Compaction"/> for backends that do not report it.
 /// </remarks>
 internal sealed record LoadTestReport(
     SettingsReport Settings,
@@ -18,4 +18,5 @@ internal sealed record LoadTestReport(
     MemoryReport Memory,
     VerificationReport Verification,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes,
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] BatchReport? Batches);
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] BatchReport? Batches,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] CompactionReport? Compaction = null);

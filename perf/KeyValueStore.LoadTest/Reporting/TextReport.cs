@@ -69,6 +69,20 @@ internal static class TextReport
             Line(text, string.Empty, $"a flush: {flushes.Note}");
         }
 
+        if (report.Compaction is CompactionReport compaction)
+        {
+            text.WriteLine();
+            Line(text, "compaction", $"{compaction.End.Describe()}");
+            if (compaction.End.LiveBytesEstimate is long live)
+            {
+                Line(text, string.Empty, $"live bytes estimated by the last pass: {ByteSize.Human(live)}; peak disk/live in any second of the run: {compaction.PeakDiskPerLive:0.00}x");
+            }
+            else
+            {
+                Line(text, string.Empty, $"no compaction pass yet, so no estimate of the live bytes");
+            }
+        }
+
         text.WriteLine();
         Line(text, "bytes on disk", $"{report.BytesOnDisk:N0} ({ByteSize.Human(report.BytesOnDisk)}), file sizes at the end of the run");
         MemoryReport memoryReport = report.Memory;

@@ -57,14 +57,16 @@ internal sealed class LoadTestRunner
         PhaseResult run = PhaseResult.Skipped;
         long[] perWorker = new long[workers.Length];
         long? flushesAfterLoad = DurableFlushes(backend);
+        var compactionSamples = new List<CompactionSample>();
         if (!cancel.IsCancellationRequested)
         {
-            run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel).ConfigureAwait(false);
+            run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel, backend as ICompactionReporter, compactionSamples).ConfigureAwait(false);
             perWorker = workers.Select(worker => worker.Completed).ToArray();
         }
 
         // Taken as the run ends, before the sweep: flushes during the sweep (a periodic checkpoint) are not the run's.
         long? flushesAfterRun = DurableFlushes(backend);
+        CompactionReport? compaction = CompactionSummary(backend, compactionSamples, run.Seconds);
 
         long sweepReads = 0;
         if (state.Verifier is not null && !cancel.IsCancellationRequested)
@@ -93,10 +95,24 @@ internal sealed class LoadTestRunner
                 (state.Verifier?.Examples ?? []).Select(mismatch => new MismatchReport(
                     mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()),
             FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers),
-            BatchSummary(operations, run.Seconds));
+            BatchSummary(operations, run.Seconds),
+            compaction);
     }
 
     private static long? DurableFlushes(ILoadTestBackend backend) => (backend as IDurableFlushCounter)?.DurableFlushes;
+
+    /// <summary>The run's compaction accounting, for a backend that reports it; null for the others.</summary>
+    private static CompactionReport? CompactionSummary(ILoadTestBackend backend, List<CompactionSample> everySecond, double runSeconds)
+    {
+        if (backend is not ICompactionReporter reporter)
+        {
+            return null;
+        }
+
+        CompactionSample end = reporter.SampleCompaction(runSeconds);
+        double? peak = everySecond.Append(end).Max(sample => sample.DiskPerLive);
+        return new CompactionReport(end, peak, everySecond);
+    }
 
     /// <summary>The run phase's flushes and writes, for a backend that counts flushes; null for the others.</summary>
     private DurableFlushReport? FlushSummary(ILoadTestBackend backend, long? flushesAfterLoad, long? flushesAfterRun, Worker[] workers)
@@ -145,13 +161,21 @@ internal sealed class LoadTestRunner
     }
 
     private async Task<PhaseResult> RunPhaseAsync(
-        string phase, string unit, long? total, Worker[] workers, Func<Worker, CancellationToken, Task> work, TimeSpan? duration, CancellationToken cancel)
+        string phase, string unit, long? total, Worker[] workers, Func<Worker, CancellationToken, Task> work, TimeSpan? duration, CancellationToken cancel, ICompactionReporter? compaction = null, List<CompactionSample>? compactionSamples = null)
     {
         using var timer = duration is TimeSpan length ? new CancellationTokenSource(length, _time) : new CancellationTokenSource();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancel, timer.Token);
         using var progressStop = new CancellationTokenSource();
         long start = _time.GetTimestamp();
-        Task progress = _progress.RunAsync(phase, unit, () => workers.Sum(worker => worker.Completed), total, start, progressStop.Token);
+        Func<TimeSpan, string?>? everySecond = compaction is null || compactionSamples is null
+            ? null
+            : elapsed =>
+            {
+                CompactionSample sample = compaction.SampleCompaction(elapsed.TotalSeconds);
+                compactionSamples.Add(sample);
+                return sample.Describe();
+            };
+        Task progress = _progress.RunAsync(phase, unit, () => workers.Sum(worker => worker.Completed), total, start, progressStop.Token, everySecond);
         try
         {
             await Task.WhenAll(workers.Select(worker => Task.Run(async () =>

@@ -103,7 +103,8 @@ internal sealed class CompactionPass
             DiskBytesFreed: DiskBytesBelow(beginAfter),
             CopiedBytes: copied,
             UncompactedBytes: Math.Max(0, tailAtStart - untilAddress),
-            NewestLiveFraction: newestLiveFraction);
+            NewestLiveFraction: newestLiveFraction,
+            CompactedBytes: untilAddress - beginBefore);
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
     }

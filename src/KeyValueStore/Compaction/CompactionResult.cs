@@ -8,5 +8,6 @@ namespace KeyValueStore.Compaction;
 /// <param name="CopiedBytes">The live bytes copied to the tail: the live data of the compacted part.</param>
 /// <param name="UncompactedBytes">The bytes of the log the compaction did not reach, from its until address to the tail when it started.</param>
 /// <param name="NewestLiveFraction">The live fraction of the newest part it compacted (its last slice).</param>
+/// <param name="CompactedBytes">The bytes of log it compacted: from the begin address before it to its until address.</param>
 internal readonly record struct CompactionResult(
-    bool Compacted, long LogBytesBefore, long LogBytesAfter, long DiskBytesFreed, long CopiedBytes = 0, long UncompactedBytes = 0, double NewestLiveFraction = 1);
+    bool Compacted, long LogBytesBefore, long LogBytesAfter, long DiskBytesFreed, long CopiedBytes = 0, long UncompactedBytes = 0, double NewestLiveFraction = 1, long CompactedBytes = 0);

@@ -7,7 +7,9 @@ namespace KeyValueStore.Compaction;
 /// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
 /// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
 /// at or over <see cref="BackPressureBytes"/>, half as much again, a pass keeps writers out between its slices until it
-/// is back under.
+/// is back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
+/// threshold (<see cref="PassBytes"/>): the oldest data holds the most garbage, so that part gives back the most for
+/// what it copies.
 /// </summary>
 /// <remarks>
 /// The estimate: with writers held, the bytes a slice appends are exactly the live bytes of the part it compacted, so
@@ -53,6 +55,29 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>Gets the estimate of the live bytes measured by the last pass, or null before the first.</summary>
     public long? LiveBytesEstimate { get; private set; }
 
+    /// <summary>Gets the live fraction of the part the last pass compacted, or null before the first.</summary>
+    public double? CompactedLiveFraction { get; private set; }
+
+    /// <summary>
+    /// How much of the oldest log a pass should compact: enough to bring a log of <paramref name="logBytes"/> back to
+    /// three quarters of the threshold, given that the part compacted is as live as the last pass found its part
+    /// (which gives back only its garbage). All of the read-only region before the first pass, and when the log is
+    /// almost all live.
+    /// </summary>
+    /// <param name="logBytes">The log's size now.</param>
+    /// <param name="readOnlyBytes">The part a pass can compact: from the begin address to the safe-read-only address.</param>
+    public long PassBytes(long logBytes, long readOnlyBytes)
+    {
+        long excess = logBytes - (ThresholdBytes - (ThresholdBytes / 4));
+        if (CompactedLiveFraction is not double live || excess <= 0 || live >= 0.9)
+        {
+            return readOnlyBytes;
+        }
+
+        double needed = excess / (1 - live);
+        return needed >= readOnlyBytes ? readOnlyBytes : (long)needed;
+    }
+
     /// <summary>Returns true when a log of <paramref name="logBytes"/> should be compacted.</summary>
     public bool ShouldCompact(long logBytes) => logBytes >= ThresholdBytes;
 
@@ -63,10 +88,16 @@ internal sealed class CompactionThresholdPolicy
     /// <param name="copiedBytes">The live bytes the pass copied out of the part it compacted.</param>
     /// <param name="uncompactedBytes">The bytes of the log the pass did not reach, as they were when it started.</param>
     /// <param name="newestLiveFraction">The live fraction of the newest part the pass compacted, assumed for the part it did not reach.</param>
-    public long? RecordPass(long copiedBytes, long uncompactedBytes, double newestLiveFraction)
+    /// <param name="compactedBytes">The bytes of log the pass compacted, from the begin address to its end; 0 when not known.</param>
+    public long? RecordPass(long copiedBytes, long uncompactedBytes, double newestLiveFraction, long compactedBytes = 0)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(copiedBytes);
         ArgumentOutOfRangeException.ThrowIfNegative(uncompactedBytes);
+        if (compactedBytes > 0)
+        {
+            CompactedLiveFraction = Math.Clamp((double)copiedBytes / compactedBytes, 0, 1);
+        }
+
         double fraction = Math.Clamp(newestLiveFraction, 0, 1);
         long estimate = SaturatingAdd(copiedBytes, (long)(uncompactedBytes * fraction));
         long upperBound = SaturatingAdd(copiedBytes, uncompactedBytes);

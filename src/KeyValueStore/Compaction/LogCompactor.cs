@@ -13,7 +13,8 @@ namespace KeyValueStore.Compaction;
 /// <summary>
 /// Compacts the log and gives the disk space back: when the log reaches the <see cref="CompactionThresholdPolicy"/>'s
 /// threshold (checked on a timer, and woken early by a write that finds the log there), and on demand. One pass runs
-/// at a time, over the whole read-only region, in slices (<see cref="CompactionPass"/>).
+/// at a time, over the oldest part of the log the policy asks for (all of the read-only region on demand), in slices
+/// (<see cref="CompactionPass"/>).
 /// </summary>
 /// <remarks>
 /// In FASTER 2.x, <c>Compact</c> copies live records from the old part of the log to the tail and shifts the begin
@@ -112,9 +113,9 @@ internal sealed class LogCompactor : IAsyncDisposable
     }
 
     /// <summary>
-    /// Runs one scheduled step now: measure the log, then skip, or compact its whole read-only region in passes until
-    /// it is below the threshold again (at most <see cref="MaxPassesPerStep"/>), as the policy says. The timer calls
-    /// this; tests call it to drive the policy without waiting.
+    /// Runs one scheduled step now: measure the log, then skip, or compact the oldest part of it in passes until it is
+    /// below the threshold again (at most <see cref="MaxPassesPerStep"/>), as the policy says. The timer calls this;
+    /// tests call it to drive the policy without waiting.
     /// </summary>
     public async Task RunScheduledStepAsync(CancellationToken cancellationToken = default)
     {
@@ -134,7 +135,12 @@ internal sealed class LogCompactor : IAsyncDisposable
                     return;
                 }
 
-                CompactionResult result = await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
+                long begin = _store.Log.BeginAddress;
+                long readOnly = _store.Log.SafeReadOnlyAddress;
+
+                // At least to the next page boundary, or rounding down to one could leave nothing to compact.
+                long until = Math.Max(begin + _policy.PassBytes(logBytes, readOnly - begin), (begin | _pageSizeMask) + 1);
+                CompactionResult result = await CompactUntilAsync(Math.Min(until, readOnly), cancellationToken).ConfigureAwait(false);
                 if (!result.Compacted)
                 {
                     return;
@@ -260,7 +266,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
 
         long oldThreshold = _policy.ThresholdBytes;
-        if (_policy.RecordPass(result.CopiedBytes, result.UncompactedBytes, result.NewestLiveFraction) is long threshold)
+        if (_policy.RecordPass(result.CopiedBytes, result.UncompactedBytes, result.NewestLiveFraction, result.CompactedBytes) is long threshold)
         {
             StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, _policy.LiveBytesEstimate!.Value);
         }

@@ -79,6 +79,40 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void BeforeTheFirstPass_APassTakesTheWholeReadOnlyRegion()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+
+        Assert.Equal(700, policy.PassBytes(logBytes: 1_000, readOnlyBytes: 700));
+    }
+
+    [Fact]
+    public void APass_TakesAsMuchOfTheOldestLogAsGivesBackTheExcess_AtTheLiveFractionLastSeen()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+
+        // 250 of the 1,000 bytes compacted were live: a quarter. The threshold is 2 x (250 + 750 / 2) = 1,250.
+        policy.RecordPass(copiedBytes: 250, uncompactedBytes: 750, newestLiveFraction: 0.5, compactedBytes: 1_000);
+        Assert.Equal(1_250, policy.ThresholdBytes);
+        Assert.Equal(0.25, policy.CompactedLiveFraction);
+
+        // A log of 1,500 is 562 over three quarters of the threshold (938): at a quarter live, 749 bytes give that back.
+        Assert.Equal(749, policy.PassBytes(logBytes: 1_500, readOnlyBytes: 1_200));
+
+        // Never more than the read-only region.
+        Assert.Equal(600, policy.PassBytes(logBytes: 1_500, readOnlyBytes: 600));
+    }
+
+    [Fact]
+    public void WhenTheOldestLogWasAlmostAllLive_APassTakesTheWholeReadOnlyRegion()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(copiedBytes: 950, uncompactedBytes: 50, newestLiveFraction: 1, compactedBytes: 1_000);
+
+        Assert.Equal(1_800, policy.PassBytes(logBytes: 3_000, readOnlyBytes: 1_800));
+    }
+
+    [Fact]
     public void Threshold_SaturatesInsteadOfOverflowing()
     {
         var policy = new CompactionThresholdPolicy(100);

@@ -1,0 +1,26 @@
+using KeyValueStore.Compaction;
+using KeyValueStore.Engine;
+using KeyValueStore.LoadTest.Reporting;
+
+namespace KeyValueStore.LoadTest.Backends;
+
+/// <summary>Samples the engine's compactor for <see cref="ICompactionReporter"/>; the engine and typed backends share it.</summary>
+internal static class CompactionSampler
+{
+    public static CompactionSample Sample(FasterRecordStore store, long bytesOnDisk, double seconds)
+    {
+        CompactionStatistics statistics = store.Compactor.Statistics;
+        long? live = store.Compactor.LiveBytesEstimate;
+        return new CompactionSample(
+            seconds,
+            bytesOnDisk,
+            live,
+            live is > 0 ? (double)bytesOnDisk / live.Value : null,
+            statistics.Passes,
+            statistics.LogBytesReclaimed,
+            statistics.DiskBytesFreed,
+            statistics.WritersHeld.TotalMilliseconds,
+            statistics.LongestWriterHold.TotalMilliseconds,
+            statistics.BackPressure.TotalMilliseconds);
+    }
+}

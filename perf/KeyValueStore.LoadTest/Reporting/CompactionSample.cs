@@ -1,0 +1,36 @@
+using System;
+using System.Globalization;
+
+namespace KeyValueStore.LoadTest.Reporting;
+
+/// <summary>
+/// The store's compaction accounting at one moment: what is on disk against the live data, what compaction has
+/// reclaimed, and what it cost the writers. Taken every second of the run and at its end.
+/// </summary>
+/// <param name="Seconds">Seconds into the run phase; for the end of the run, its length.</param>
+/// <param name="BytesOnDisk">The sizes of the store's files.</param>
+/// <param name="LiveBytesEstimate">The live bytes the compactor's last pass estimated; null before its first.</param>
+/// <param name="DiskPerLive"><paramref name="BytesOnDisk"/> / <paramref name="LiveBytesEstimate"/>; null without an estimate.</param>
+/// <param name="Passes">Compaction passes since the store opened.</param>
+/// <param name="LogBytesReclaimed">Log bytes the passes gave back (how far they moved the begin address, less what they copied).</param>
+/// <param name="DiskBytesFreed">Bytes of segment files the passes left below the begin address, for truncation to delete.</param>
+/// <param name="WritersHeldMs">Total time writers were held out while compaction slices copied.</param>
+/// <param name="LongestWriterHoldMs">The longest single time writers were held out by compaction.</param>
+/// <param name="BackPressureMs">The part of <paramref name="WritersHeldMs"/> spent past a slice because the log was over its bound.</param>
+internal sealed record CompactionSample(
+    double Seconds,
+    long BytesOnDisk,
+    long? LiveBytesEstimate,
+    double? DiskPerLive,
+    long Passes,
+    long LogBytesReclaimed,
+    long DiskBytesFreed,
+    double WritersHeldMs,
+    double LongestWriterHoldMs,
+    double BackPressureMs)
+{
+    /// <summary>One line for the progress display and the text report.</summary>
+    public string Describe() => string.Create(
+        CultureInfo.InvariantCulture,
+        $"disk {Options.ByteSize.Human(BytesOnDisk)}, {(DiskPerLive is double ratio ? $"{ratio:0.00}x" : "?x")} live, {Passes} passes, {Options.ByteSize.Human(LogBytesReclaimed)} reclaimed, writers held {WritersHeldMs:0} ms (longest {LongestWriterHoldMs:0.0} ms, back-pressure {BackPressureMs:0} ms)");
+}
