@@ -54,17 +54,21 @@ public sealed class MixedStorageKVStoreOptions
     /// <summary>Gets or sets the time between scheduled compaction attempts, in milliseconds of the store's <see cref="System.TimeProvider"/>.</summary>
     /// <value>The default value is 60000 (one minute). A negative value disables scheduled compaction; 0 is not allowed.</value>
     /// <remarks>
-    /// Each attempt measures the log's safe-read-only region. Below the compaction threshold it skips; at or above it, it compacts
-    /// the oldest fifth of that region and deletes the segment files that compaction emptied.
+    /// Each attempt measures the log (what its segment files hold). Below the compaction threshold it skips; at or above
+    /// it, it compacts the oldest part of the log, as much as brings it back under, and deletes the segment files that
+    /// compaction emptied. A write that finds the log at the threshold starts an attempt at once, so writers faster than
+    /// this interval cannot run far past it; while the log is half again over the threshold, compaction holds writers back
+    /// until it is under. docs/architecture.md (Compaction) tells the whole policy.
     /// </remarks>
     public int TimeBetweenLogCompactionsMS { get; set; } = 60_000;
 
-    /// <summary>Gets or sets the size of the safe-read-only region at which scheduled compaction starts.</summary>
+    /// <summary>Gets or sets the smallest log size at which scheduled compaction starts.</summary>
     /// <value>The default value is 0, meaning twice the log's memory size (2 * 2^<see cref="MemorySizeBits"/> bytes).</value>
     /// <remarks>
-    /// After five compactions in a row the threshold doubles, so that a log that is already compact is not compacted again and
-    /// again. When a pre-built <c>FasterKV</c> is supplied, set <see cref="MemorySizeBits"/> to its memory size so the default
-    /// threshold fits it.
+    /// The threshold starts here. Each compaction then measures the live data and sets the threshold to about twice it,
+    /// never below this size, so the log (and the disk) stays within about twice to three times the live data however
+    /// fast it is written. When a pre-built <c>FasterKV</c> is supplied, set <see cref="MemorySizeBits"/> to its memory size
+    /// so the default threshold fits it.
     /// </remarks>
     public long InitialLogCompactionThresholdBytes { get; set; }
 
