@@ -42,12 +42,30 @@ internal static class WalTearCheck
             return "it fails its checksum with every sector of it written, which a crash's torn write cannot leave";
         }
 
-        if (CountCommitRecordsFrom(segmentPath, segmentSizeBits, pageSizeBits, damage.DamagedAt, enough: 2) >= 2)
+        if (CountCommitRecordsFrom(segmentPath, segmentSizeBits, pageSizeBits, PastCommitRecords(segmentPath, segmentSizeBits, pageSizeBits, damage.DamagedAt), enough: 2) >= 2)
         {
             return "two commits recorded after it show it was written whole before the crash";
         }
 
         return null;
+    }
+
+    /// <summary>
+    /// Steps over the intact commit records at <paramref name="address"/>. FASTER's scan steps over commit records
+    /// without returning them, so damage placed at the end of the last entry it returned may begin with commit records
+    /// that lie before the damage, not after it: counted as after it, a commit that completed just before a torn flush
+    /// made the tear look like damage (the power-cut soak found this).
+    /// </summary>
+    private static long PastCommitRecords(Func<long, string> segmentPath, int segmentSizeBits, int pageSizeBits, long address)
+    {
+        long pageEnd = ((address >> pageSizeBits) + 1) << pageSizeBits;
+        while (address + WalFraming.CommitRecordSize <= pageEnd
+            && WalFraming.IsCommitRecord(Read(segmentPath, segmentSizeBits, address, WalFraming.CommitRecordSize), address))
+        {
+            address += WalFraming.CommitRecordSize;
+        }
+
+        return address;
     }
 
     /// <summary>

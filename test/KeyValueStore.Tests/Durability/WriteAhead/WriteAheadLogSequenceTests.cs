@@ -156,6 +156,54 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
+    /// Found by the power-cut soak (seed 1979940637, cycle 12): the torn flush began right after an earlier commit that
+    /// completed but whose metadata a power cut kept off the disk, so only its commit record shows it. FASTER's scan steps
+    /// over commit records without returning them; the damage was placed at the end of the last entry it returned, which
+    /// is that commit record's start, and the record was counted as one of two "after" the damage. The store refused to
+    /// open, every time. That commit's writes were acknowledged and must come back; the torn commit's must not.
+    /// </summary>
+    [Fact]
+    public async Task AnEntryHeaderReadingAsZero_RightAfterACommitRecordTheMetadataMissed_EndsTheLogThere_AndKeepsThatCommit()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        byte[] metadataBefore;
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            metadataBefore = File.ReadAllBytes(Path.Combine(temp.Path, "store.wal", "commits"));
+
+            // A commit that completes (acknowledged), then one that runs into the next page and is torn below.
+            await WriteAsOneCommitAsync(store, Enumerable.Range(500, 10), size: 100, version: 1);
+            await WriteAsOneCommitAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
+            Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the torn commit must run on into a second page");
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        // The crash: both commits' flushes reached the log's files, their metadata did not; a sector of the second commit's
+        // first page is lost, on the header of its first entry, which follows the first commit's record.
+        File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
+        string segment = Segment(image.Path, 0);
+        List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
+        (int offset, _) = entries.First(entry => entry.Key >= 1_000);
+        Assert.Contains(offset - WalFraming.CommitRecordSize, CommitRecordsOnPage(segment, WalFraming.FirstAddress));
+        ZeroFasterHeader(segment, offset);
+
+        var logger = new RecordingLogger();
+        await using var reopened = StoreFactory.Open(Options(image.Path, DurabilityMode.Commit), logger);
+        Assert.Contains(TornTailDroppedEvent, logger.EventIds);
+        for (int i = 500; i < 510; i++)
+        {
+            Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
+        }
+
+        Assert.Equal(Value(42, 1, 100), await ReadAsync(reopened, 42));
+        Assert.Null(await ReadAsync(reopened, 1_000));
+        Assert.Null(await ReadAsync(reopened, 2_599));
+    }
+
+    /// <summary>
     /// The same zeroed header after the newest commit metadata, but with more commits after it: commits run one at a time,
     /// so the later commit records prove the damaged entry's commit had completed, its bytes whole on disk. That is damage,
     /// not a tear, and the store refuses to open rather than drop the acknowledged writes after it.
