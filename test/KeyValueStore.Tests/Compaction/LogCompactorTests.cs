@@ -37,6 +37,18 @@ public class LogCompactorTests
         return copy;
     }
 
+    /// <summary>A value of <paramref name="length"/> bytes that differ by key and position: a copy with its end cut off or shifted shows.</summary>
+    private static byte[] PatternedValue(int key, int length)
+    {
+        var value = new byte[length];
+        for (int i = 0; i < value.Length; i++)
+        {
+            value[i] = (byte)(((key * 31) + i) % 251);
+        }
+
+        return value;
+    }
+
     private static long DirectoryBytes(string directory) =>
         new DirectoryInfo(directory).EnumerateFiles("*", SearchOption.AllDirectories).Sum(file => file.Length);
 
@@ -219,17 +231,9 @@ public class LogCompactorTests
         options.InitialLogCompactionThresholdBytes = 1;
         await using var store = StoreFactory.Open(options);
         const int keys = 3_000;
-        static byte[] ValueOf(int key)
-        {
-            // Lengths vary so that record boundaries fall anywhere relative to pages and sectors.
-            var value = new byte[700 + (key % 500)];
-            for (int i = 0; i < value.Length; i++)
-            {
-                value[i] = (byte)(((key * 31) + i) % 251);
-            }
 
-            return value;
-        }
+        // Lengths vary so that record boundaries fall anywhere relative to pages and sectors.
+        static byte[] ValueOf(int key) => PatternedValue(key, 700 + (key % 500));
 
         for (int key = 0; key < keys; key++)
         {
@@ -357,17 +361,9 @@ public class LogCompactorTests
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
         const int Keys = 100_000;
-        static byte[] ValueOf(int key)
-        {
-            // Contents that show a copy with its end cut off, and lengths that put records across any slice's end.
-            var value = new byte[60 + (key % 90)];
-            for (int i = 0; i < value.Length; i++)
-            {
-                value[i] = (byte)(((key * 31) + i) % 251);
-            }
 
-            return value;
-        }
+        // Lengths that put records across any slice's end.
+        static byte[] ValueOf(int key) => PatternedValue(key, 60 + (key % 90));
 
         for (int key = 0; key < Keys; key++)
         {
