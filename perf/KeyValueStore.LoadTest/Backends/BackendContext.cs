@@ -5,4 +5,5 @@ namespace KeyValueStore.LoadTest.Backends;
 /// <param name="Records">Records loaded before the run, a sizing hint (FASTER's index).</param>
 /// <param name="ValueSize">Bytes per value.</param>
 /// <param name="MemorySizeBytes">--memory-size: log memory of the FASTER store; other backends ignore it.</param>
-internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes);
+/// <param name="Compaction">--compaction: whether this store compacts its log; other backends ignore it.</param>
+internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes, bool Compaction = true);

@@ -60,6 +60,9 @@ internal static class FasterStoreSizing
             PageSizeBits = pageBits,
             SegmentSizeBits = Math.Max(pageBits, SegmentSizeBits),
             IndexNumBuckets = IndexBuckets(context.Records),
+
+            // The store's default interval when on: a write that finds the log at the threshold starts compaction anyway.
+            TimeBetweenLogCompactionsMS = context.Compaction ? new MixedStorageKVStoreOptions().TimeBetweenLogCompactionsMS : -1,
         };
     }
 

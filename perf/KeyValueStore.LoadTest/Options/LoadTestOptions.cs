@@ -40,6 +40,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets the log memory of the FASTER store in bytes, a power of two.</summary>
     public long MemorySizeBytes { get; init; } = DefaultMemorySize;
 
+    /// <summary>Gets --compaction: whether this store's scheduled compaction runs (on by default), so that a run can show its cost against one without it.</summary>
+    public bool Compaction { get; init; } = true;
+
     /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
     public string? Directory { get; init; }
 

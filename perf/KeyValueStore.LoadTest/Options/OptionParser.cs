@@ -20,7 +20,7 @@ internal static class OptionParser
     private static readonly string[] Valued =
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
-        "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size",
+        "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -44,6 +44,7 @@ internal static class OptionParser
             Distribution = given.TryGetValue("--distribution", out string? distributionText) ? ParseDistribution(distributionText) : workload.DefaultDistribution,
             Backend = backend,
             MemorySizeBytes = Get(given, "--memory-size", options.MemorySizeBytes, ParseMemorySize),
+            Compaction = Get(given, "--compaction", options.Compaction, ParseOnOff),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
@@ -65,6 +66,13 @@ internal static class OptionParser
 
         return options;
     }
+
+    private static bool ParseOnOff(string text) => text switch
+    {
+        "on" => true,
+        "off" => false,
+        _ => throw new InvalidOptionException($"--compaction must be on or off; got '{text}'."),
+    };
 
     /// <summary>Splits "--name value" and "--name=value" into a map, rejecting unknown, repeated and stray arguments.</summary>
     private static Dictionary<string, string> Tokenize(IReadOnlyList<string> args)

@@ -14,6 +14,7 @@ internal sealed record SettingsReport(
     int ValueSize,
     long? MemorySizeBytes,
     long? PageSizeBytes,
+    bool? Compaction,
     string RunDirectory,
     bool Verify,
     long Seed);

@@ -29,6 +29,11 @@ internal static class TextReport
             Line(text, "memory size", $"{ByteSize.Format(memory)} of log in memory, {memory / page} pages of {ByteSize.Format(page)}");
         }
 
+        if (settings.Compaction == false)
+        {
+            Line(text, "compaction", $"off (--compaction off): the log only grows");
+        }
+
         Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");
         Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
         text.WriteLine();

@@ -214,6 +214,7 @@ internal sealed class LoadTestRunner
         _options.ValueSize,
         _options.Backend.UsesMemorySize ? _options.MemorySizeBytes : null,
         _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.PageSizeBits(_options.MemorySizeBytes, _options.ValueSize) : null,
+        _options.Backend.UsesMemorySize ? _options.Compaction : null,
         runDirectory,
         _options.Verify,
         _options.Seed);

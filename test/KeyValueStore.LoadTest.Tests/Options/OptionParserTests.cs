@@ -94,6 +94,15 @@ public class OptionParserTests
         Assert.Equal(expected, OptionParser.Parse([$"--batch-size={text}", $"--workload={workload}"]).BatchSize);
     }
 
+    [Theory]
+    [InlineData("on", true)]
+    [InlineData("off", false)]
+    public void Compaction_OnOrOff_IsAccepted_AndIsOnByDefault(string text, bool expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--compaction", text]).Compaction);
+        Assert.True(OptionParser.Parse([]).Compaction);
+    }
+
     public static TheoryData<string[], string[]> BadInput => new()
     {
         // The arguments, then fragments the message must contain: the option, the value, what is allowed.
@@ -135,6 +144,7 @@ public class OptionParserTests
         { ["--batch-size", "ten"], ["--batch-size", "1 to 65535", "'ten'"] },
         { ["--batch-size", "100", "--workload", "C"], ["--batch-size 100", "workload C", "issues none", "--batch-size 1"] },
         { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
+        { ["--compaction", "sometimes"], ["--compaction must be on or off", "'sometimes'"] },
         { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
         { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
     };

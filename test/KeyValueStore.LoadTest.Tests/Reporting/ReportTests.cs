@@ -12,6 +12,45 @@ namespace KeyValueStore.LoadTest.Tests.Reporting;
 [Collection(RunsCollection.Name)]
 public class ReportTests
 {
+    /// <summary>Compaction's accounting, every second of the run and at its end; with --compaction off, no pass runs and the files only grow.</summary>
+    [Fact]
+    public async Task Json_CarriesCompactionsAccounting_EverySecondAndAtTheEnd_AndNoPassRunsWithCompactionOff()
+    {
+        using var temp = new TempDirectory();
+        string on = Path.Combine(temp.Path, "on.json");
+        string off = Path.Combine(temp.Path, "off.json");
+
+        // 2,000 records of 256 bytes in 64 KB of log memory: the log reaches the compaction threshold at once.
+        string[] small = ["--workload", "W", "--memory-size", "64k", "--seconds", "3", "--verify"];
+        CliRun compacting = await CliRun.SmallAsync(temp.Path, [.. small, "--json", on]);
+        CliRun growing = await CliRun.SmallAsync(temp.Path, [.. small, "--compaction", "off", "--json", off]);
+
+        Assert.True(compacting.ExitCode == 0, compacting.Errors);
+        Assert.True(growing.ExitCode == 0, growing.Errors);
+        using JsonDocument withCompaction = JsonDocument.Parse(await File.ReadAllTextAsync(on));
+        JsonElement compaction = withCompaction.RootElement.GetProperty("compaction");
+        JsonElement end = compaction.GetProperty("end");
+        Assert.True(end.GetProperty("passes").GetInt64() > 0, end.ToString());
+        Assert.True(end.GetProperty("logBytesReclaimed").GetInt64() > 0, end.ToString());
+        Assert.True(end.GetProperty("liveBytesEstimate").GetInt64() > 0, end.ToString());
+        Assert.True(end.GetProperty("writersHeldMs").GetDouble() >= end.GetProperty("longestWriterHoldMs").GetDouble(), end.ToString());
+        JsonElement[] seconds = compaction.GetProperty("everySecond").EnumerateArray().ToArray();
+        Assert.NotEmpty(seconds);
+        Assert.All(seconds, sample => Assert.True(sample.GetProperty("bytesOnDisk").GetInt64() > 0, sample.ToString()));
+        Assert.True(withCompaction.RootElement.GetProperty("settings").GetProperty("compaction").GetBoolean());
+        Assert.Contains("compaction     disk", compacting.Output);
+
+        using JsonDocument withoutCompaction = JsonDocument.Parse(await File.ReadAllTextAsync(off));
+        Assert.False(withoutCompaction.RootElement.GetProperty("settings").GetProperty("compaction").GetBoolean());
+        JsonElement none = withoutCompaction.RootElement.GetProperty("compaction").GetProperty("end");
+        Assert.Equal(0, none.GetProperty("passes").GetInt64());
+        Assert.Equal(JsonValueKind.Null, none.GetProperty("liveBytesEstimate").ValueKind);
+        Assert.Contains("off (--compaction off)", growing.Output);
+        Assert.True(
+            withoutCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64() > withCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64(),
+            "the files without compaction should be the larger");
+    }
+
     [Fact]
     public async Task Json_HoldsTheSameResults_ForScripts()
     {
