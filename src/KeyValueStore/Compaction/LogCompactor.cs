@@ -262,8 +262,13 @@ internal sealed class LogCompactor : IAsyncDisposable
 
         _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
+        TimeSpan backPressureBefore = Statistics.BackPressure;
         CompactionResult result = await _journal.RunCompactionAsync(() => _pass.RunAsync(untilAddress), cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
+        if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)
+        {
+            StoreEvents.CompactionBackPressure(_logger, heldBack, result.LogBytesBefore, _policy.ThresholdBytes);
+        }
 
         long oldThreshold = _policy.ThresholdBytes;
         if (_policy.RecordPass(result.CopiedBytes, result.UncompactedBytes, result.NewestLiveFraction, result.CompactedBytes) is long threshold)

@@ -38,6 +38,10 @@ internal static partial class StoreEvents
         Message = "Compaction failed; the log is unchanged where it was not compacted, and the next scheduled compaction will try again.")]
     public static partial void CompactionFailed(ILogger logger, Exception exception);
 
+    [LoggerMessage(EventId = 14, Level = LogLevel.Warning,
+        Message = "Compaction held writers back for {BackPressure} beyond its slices: the log reached {LogBytes} bytes, half again over its threshold of {ThresholdBytes} bytes. Writes are arriving faster than compaction frees space; writers are slowed until it catches up.")]
+    public static partial void CompactionBackPressure(ILogger logger, TimeSpan backPressure, long logBytes, long thresholdBytes);
+
     [LoggerMessage(EventId = 20, Level = LogLevel.Debug,
         Message = "Checkpoint {Token} ({Reason}) completed: store version {Version} is on disk; took {Duration}.")]
     public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration);

@@ -21,6 +21,7 @@ public class LogCompactorTests
     private const int CompactedEvent = 11;
     private const int ThresholdChangedEvent = 12;
     private const int CompactionFailedEvent = 13;
+    private const int BackPressureEvent = 14;
 
     private static byte[] Key(int i) => BitConverter.GetBytes(i);
 
@@ -329,12 +330,13 @@ public class LogCompactorTests
     public async Task APass_LetsAWaitingWriterIn_BetweenItsSlices()
     {
         // A threshold far above the log: no back-pressure.
-        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1L << 40));
+        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics, RecordingLogger logger) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1L << 40));
 
         Assert.True(slicesWithTheWriterIn.Count >= 3, $"{slicesWithTheWriterIn.Count} slices");
         Assert.False(slicesWithTheWriterIn[0]);
         Assert.True(slicesWithTheWriterIn.Skip(1).All(admitted => admitted), "the writer waited past the first slice: " + string.Join(",", slicesWithTheWriterIn));
         Assert.Equal(TimeSpan.Zero, statistics.BackPressure);
+        Assert.DoesNotContain(BackPressureEvent, logger.EventIds);
         Assert.True(statistics.LongestWriterHold > TimeSpan.Zero && statistics.LongestWriterHold <= statistics.WritersHeld);
         Assert.Equal(1, statistics.Passes);
     }
@@ -344,19 +346,20 @@ public class LogCompactorTests
     public async Task APass_WhileTheLogIsOverTheBackPressureBound_KeepsTheWriterOutOfEverySlice()
     {
         // A threshold of one byte: the log is always over the bound.
-        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1));
+        (List<bool> slicesWithTheWriterIn, CompactionStatistics statistics, RecordingLogger logger) = await RunAPassWithAWriterArrivingAsync(new CompactionThresholdPolicy(1));
 
         Assert.True(slicesWithTheWriterIn.Count >= 3, $"{slicesWithTheWriterIn.Count} slices");
         Assert.True(slicesWithTheWriterIn.All(admitted => !admitted), "the writer got in between slices: " + string.Join(",", slicesWithTheWriterIn));
         Assert.True(statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
         Assert.True(statistics.BackPressure <= statistics.WritersHeld);
+        Assert.Contains(logger.Events, e => e.Id.Id == BackPressureEvent && e.Level == Microsoft.Extensions.Logging.LogLevel.Warning);
     }
 
     /// <summary>
     /// Compacts 100,000 records (over three slices) with a writer arriving during the first slice; returns, per slice,
     /// whether the writer had been let in before it, and checks every value afterwards.
     /// </summary>
-    private static async Task<(List<bool> SlicesWithTheWriterIn, CompactionStatistics Statistics)> RunAPassWithAWriterArrivingAsync(CompactionThresholdPolicy policy)
+    private static async Task<(List<bool> SlicesWithTheWriterIn, CompactionStatistics Statistics, RecordingLogger Logger)> RunAPassWithAWriterArrivingAsync(CompactionThresholdPolicy policy)
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
@@ -372,6 +375,7 @@ public class LogCompactorTests
 
         Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
         var barrier = new WriteBarrier();
+        var logger = new RecordingLogger();
         var slicesWithTheWriterIn = new List<bool>();
         Task? writer = null;
         int writerAdmitted = 0;
@@ -398,7 +402,7 @@ public class LogCompactorTests
             segmentSizeBits: 20,
             policy,
             TimeProvider.System,
-            new RecordingLogger());
+            logger);
 
         CompactionResult result = await compactor.CompactNowAsync();
 
@@ -409,7 +413,7 @@ public class LogCompactorTests
             Assert.Equal(ValueOf(key), await ReadBytesAsync(store, key));
         }
 
-        return (slicesWithTheWriterIn, compactor.Statistics);
+        return (slicesWithTheWriterIn, compactor.Statistics, logger);
     }
 
     [Fact]
