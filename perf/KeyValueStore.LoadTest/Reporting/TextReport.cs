@@ -74,7 +74,8 @@ internal static class TextReport
             Line(text, string.Empty, $"a flush: {flushes.Note}");
         }
 
-        if (report.Compaction is CompactionReport compaction)
+        // With --compaction off the settings already say so, and there is nothing to account for.
+        if (report.Compaction is CompactionReport compaction && report.Settings.Compaction != false)
         {
             text.WriteLine();
             Line(text, "compaction", $"{compaction.End.Describe()}");
