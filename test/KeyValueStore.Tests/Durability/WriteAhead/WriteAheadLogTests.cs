@@ -65,11 +65,7 @@ public class WriteAheadLogTests
             CopyAsCrashImage(temp.Path, image.Path);
         }
 
-        var logger = new RecordingLogger();
-        await using var recovered = OpenCommitStore(image.Path, logger);
-
-        await AssertContentsAsync(recovered, expected);
-        AssertReplayLogged(logger, "0 unacknowledged");
+        await AssertRecoversAsync(image.Path, expected, replayLogMentions: "0 unacknowledged");
     }
 
     [Fact]
@@ -103,11 +99,7 @@ public class WriteAheadLogTests
             CopyAsCrashImage(temp.Path, image.Path);
         }
 
-        var logger = new RecordingLogger();
-        await using var recovered = OpenCommitStore(image.Path, logger);
-
-        await AssertContentsAsync(recovered, expected);
-        AssertReplayLogged(logger, ": 300 transactions, 300 writes");
+        await AssertRecoversAsync(image.Path, expected, replayLogMentions: ": 300 transactions, 300 writes");
     }
 
     [Fact]
@@ -424,6 +416,15 @@ public class WriteAheadLogTests
 
     private static FasterRecordStore OpenCommitStore(string directory, RecordingLogger logger) =>
         StoreFactory.Open(Options(directory, DurabilityMode.Commit), logger);
+
+    /// <summary>Opens the crash image in Commit mode and checks it holds exactly <paramref name="expected"/>, its replay logged with <paramref name="replayLogMentions"/>.</summary>
+    private static async Task AssertRecoversAsync(string image, Dictionary<int, byte[]?> expected, string replayLogMentions)
+    {
+        var logger = new RecordingLogger();
+        await using var recovered = OpenCommitStore(image, logger);
+        await AssertContentsAsync(recovered, expected);
+        AssertReplayLogged(logger, replayLogMentions);
+    }
 
     /// <summary>Asserts the replay event (EventId 25) was logged with <paramref name="expected"/> in its message.</summary>
     private static void AssertReplayLogged(RecordingLogger logger, string expected) =>
