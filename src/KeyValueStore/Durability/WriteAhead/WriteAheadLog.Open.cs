@@ -33,6 +33,9 @@ internal sealed partial class WriteAheadLog
             throw new StoreFileCorruptedException(commitsPath, "it is missing, but the write-ahead log has segment files");
         }
 
+        // Before FASTER opens the files: opening one for writing sets it to the full segment size again.
+        EnsureWholeSectors(directory);
+
         var commits = WalCommitFile.Open(commitsPath);
         IDevice? device = null;
         FasterLog? log = null;
@@ -201,6 +204,26 @@ internal sealed partial class WriteAheadLog
     }
 
     private static long PageStart(long address) => address & ~((1L << PageSizeBits) - 1);
+
+    /// <summary>
+    /// Refuses a segment file whose length is not whole 512-byte sectors. FASTER sets a segment file to the full segment
+    /// size when it creates it, and writes whole sectors; a crash can lose that size change and leave the file as long
+    /// as its last durable write, still whole sectors. Any other length was cut by something else, and a cut after the
+    /// newest commit metadata would otherwise take the commits there with it unseen: the log would simply end earlier.
+    /// </summary>
+    private static void EnsureWholeSectors(string directory)
+    {
+        const int SectorSize = 512;
+        foreach (string path in System.IO.Directory.EnumerateFiles(directory, SegmentBaseName + ".*"))
+        {
+            long length = new FileInfo(path).Length;
+            if (length % SectorSize != 0)
+            {
+                throw new StoreFileCorruptedException(
+                    path, $"it is {length} bytes long, not a whole number of {SectorSize}-byte sectors: no write of the log leaves that, so the file was cut short, perhaps through committed entries");
+            }
+        }
+    }
 
     /// <summary>
     /// Every segment file from the log's begin address to its committed end must be there, and long enough. FASTER's

@@ -204,6 +204,38 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>
+    /// Found by the corruption soak (seed 424242, a write-ahead log segment cut to 460,070 bytes): a cut after the newest
+    /// commit metadata took the commits there with it, and the log simply ended earlier, so the store opened without
+    /// acknowledged deletes. FASTER's writes leave whole sectors, so a length that is not is a cut, and refused by name.
+    /// </summary>
+    [Fact]
+    public async Task ASegmentCutShort_InCommitsAfterTheNewestMetadata_IsReportedByName_NotOpenedWithoutThem()
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        byte[] metadataBefore;
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            metadataBefore = File.ReadAllBytes(Path.Combine(temp.Path, "store.wal", "commits"));
+            await WriteAsOneCommitAsync(store, Enumerable.Range(500, 10), size: 100, version: 1);
+            CopyAsCrashImage(temp.Path, image.Path);
+        }
+
+        // The commit's metadata did not reach the disk; the segment is cut inside the commit's entries.
+        File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
+        string segment = Segment(image.Path, 0);
+        (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 500);
+        using (var file = new FileStream(segment, FileMode.Open))
+        {
+            file.SetLength(offset + 7);
+        }
+
+        AssertRefusedNamingTheSegment(image.Path, segment, "cut short");
+    }
+
+    /// <summary>
     /// The same zeroed header after the newest commit metadata, but with more commits after it: commits run one at a time,
     /// so the later commit records prove the damaged entry's commit had completed, its bytes whole on disk. That is damage,
     /// not a tear, and the store refuses to open rather than drop the acknowledged writes after it.
