@@ -199,7 +199,9 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <summary>Asks the schedule for a step; a request while one is pending is the same request.</summary>
     private void Wake()
     {
-        if (Interlocked.Exchange(ref _wakePending, 1) == 0)
+        // Read first: while a pass runs every write finds the log over the threshold, and an exchange each would make all
+        // writers contend for this one field.
+        if (Volatile.Read(ref _wakePending) == 0 && Interlocked.Exchange(ref _wakePending, 1) == 0)
         {
             _wake.Release();
         }
