@@ -26,4 +26,20 @@ internal static class CrashImage
             source.CopyTo(target);
         }
     }
+
+    /// <summary>
+    /// The crash of a Commit-mode store whose later write-ahead log flush reached the disk and nothing else did: copies the
+    /// log's segment files of the later image <paramref name="from"/> over those of the earlier image <paramref name="to"/>.
+    /// Returns the earlier image's log directory.
+    /// </summary>
+    public static string CopyWriteAheadLogSegments(string from, string to)
+    {
+        string logDirectory = Path.Combine(to, "store.wal");
+        foreach (string segment in Directory.GetFiles(Path.Combine(from, "store.wal"), "log.*"))
+        {
+            File.Copy(segment, Path.Combine(logDirectory, Path.GetFileName(segment)), overwrite: true);
+        }
+
+        return logDirectory;
+    }
 }

@@ -128,11 +128,7 @@ public class WriteAheadLogSequenceTests
         }
 
         // The crash: the later flush reached the log's files, the newer commit metadata did not.
-        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
-        foreach (string later in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
-        {
-            File.Copy(later, Path.Combine(walDirectory, Path.GetFileName(later)), overwrite: true);
-        }
+        CrashImage.CopyWriteAheadLogSegments(flushedLater.Path, beforeCrash.Path);
 
         string segment = Segment(beforeCrash.Path, 0);
         (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 1_000);
@@ -165,25 +161,17 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task AnEntryHeaderReadingAsZero_RightAfterACommitRecordTheMetadataMissed_EndsTheLogThere_AndKeepsThatCommit()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        byte[] metadataBefore;
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        await CrashImageWithCommitsTheMetadataMissedAsync(image.Path, async store =>
         {
-            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
-            await CommitMetadataPastTheDamageAsync(store);
-            metadataBefore = File.ReadAllBytes(Path.Combine(temp.Path, "store.wal", "commits"));
-
             // A commit that completes (acknowledged), then one that runs into the next page and is torn below.
             await WriteAsOneCommitAsync(store, Enumerable.Range(500, 10), size: 100, version: 1);
             await WriteAsOneCommitAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
             Assert.True(store.WriteAheadLog!.CommittedUntilAddress > PageSize + (PageSize / 4), "the torn commit must run on into a second page");
-            CopyAsCrashImage(temp.Path, image.Path);
-        }
+        });
 
-        // The crash: both commits' flushes reached the log's files, their metadata did not; a sector of the second commit's
-        // first page is lost, on the header of its first entry, which follows the first commit's record.
-        File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
+        // A sector of the second commit's first page is lost, on the header of its first entry, which follows the first
+        // commit's record.
         string segment = Segment(image.Path, 0);
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
         (int offset, _) = entries.First(entry => entry.Key >= 1_000);
@@ -211,20 +199,10 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task ASegmentCutShort_InCommitsAfterTheNewestMetadata_IsReportedByName_NotOpenedWithoutThem()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        byte[] metadataBefore;
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
-        {
-            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
-            await CommitMetadataPastTheDamageAsync(store);
-            metadataBefore = File.ReadAllBytes(Path.Combine(temp.Path, "store.wal", "commits"));
-            await WriteAsOneCommitAsync(store, Enumerable.Range(500, 10), size: 100, version: 1);
-            CopyAsCrashImage(temp.Path, image.Path);
-        }
+        await CrashImageWithCommitsTheMetadataMissedAsync(image.Path, store => WriteAsOneCommitAsync(store, Enumerable.Range(500, 10), size: 100, version: 1));
 
-        // The commit's metadata did not reach the disk; the segment is cut inside the commit's entries.
-        File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
+        // The segment is cut inside the commit's entries.
         string segment = Segment(image.Path, 0);
         (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 500);
         using (var file = new FileStream(segment, FileMode.Open))
@@ -243,20 +221,8 @@ public class WriteAheadLogSequenceTests
     [Fact]
     public async Task AnEntryHeaderReadingAsZero_AfterTheNewestCommitMetadata_IsReported_WhenLaterCommitsFollowIt()
     {
-        using var temp = new TempDirectory();
         using var image = new TempDirectory();
-        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
-        {
-            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
-            await CommitMetadataPastTheDamageAsync(store);
-            string metadata = Path.Combine(temp.Path, "store.wal", "commits");
-            byte[] metadataBefore = File.ReadAllBytes(metadata);
-            await WriteAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2);
-            CopyAsCrashImage(temp.Path, image.Path);
-
-            // The crash came before any newer commit metadata was written.
-            File.WriteAllBytes(Path.Combine(image.Path, "store.wal", "commits"), metadataBefore);
-        }
+        await CrashImageWithCommitsTheMetadataMissedAsync(image.Path, store => WriteAsync(store, Enumerable.Range(1_000, 1_600), size: 1_000, version: 2));
 
         string segment = Segment(image.Path, 0);
         (int offset, _) = EntriesOnPage(segment, WalFraming.FirstAddress).First(entry => entry.Key >= 1_000);
@@ -313,11 +279,7 @@ public class WriteAheadLogSequenceTests
         // The crash: the commit metadata as it was before key 101 (its own metadata write skipped, as within 10 ms of the
         // last), the later flushes on disk, and one sector of the first later entry never written. The sector is all
         // filler ('#'), so FASTER's XOR checksum still passes and its recovery takes the commit records after it.
-        string walDirectory = Path.Combine(metadataWritten.Path, "store.wal");
-        foreach (string later in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
-        {
-            File.Copy(later, Path.Combine(walDirectory, Path.GetFileName(later)), overwrite: true);
-        }
+        CrashImage.CopyWriteAheadLogSegments(flushedLater.Path, metadataWritten.Path);
 
         string segment = Segment(metadataWritten.Path, 0);
         List<(int Offset, int Key)> entries = EntriesOnPage(segment, WalFraming.FirstAddress);
@@ -518,6 +480,28 @@ public class WriteAheadLogSequenceTests
     }
 
     /// <summary>Adds a new directory, for the next crash image, and returns its path.</summary>
+    /// <summary>
+    /// A crash image of a Commit-mode store whose newest commit metadata covers 100 entries of 100 bytes (keys 0 to 99),
+    /// and whose commits in <paramref name="afterTheMetadata"/> reached the log's files but not the metadata: the crash came
+    /// before the next metadata write.
+    /// </summary>
+    private static async Task CrashImageWithCommitsTheMetadataMissedAsync(string image, Func<FasterRecordStore, Task> afterTheMetadata)
+    {
+        using var temp = new TempDirectory();
+        string metadata = Path.Combine("store.wal", "commits");
+        byte[] metadataBefore;
+        await using (var store = StoreFactory.Open(Options(temp.Path, DurabilityMode.Commit)))
+        {
+            await WriteAsync(store, Enumerable.Range(0, 100), size: 100);
+            await CommitMetadataPastTheDamageAsync(store);
+            metadataBefore = File.ReadAllBytes(Path.Combine(temp.Path, metadata));
+            await afterTheMetadata(store);
+            CopyAsCrashImage(temp.Path, image);
+        }
+
+        File.WriteAllBytes(Path.Combine(image, metadata), metadataBefore);
+    }
+
     /// <summary>
     /// Writes <paramref name="keys"/> to a new Commit-mode store, commits metadata past them, and copies its files into
     /// <paramref name="image"/> as a crash would leave them, with the store still open. Returns the log's committed end.

@@ -201,11 +201,7 @@ public class WriteAheadLogTests
 
         // The crash: the later entries reached the disk, but not the sector holding their commit record, so none of them
         // counts as committed.
-        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
-        foreach (string segment in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
-        {
-            File.Copy(segment, Path.Combine(walDirectory, Path.GetFileName(segment)), overwrite: true);
-        }
+        string walDirectory = CrashImage.CopyWriteAheadLogSegments(flushedLater.Path, beforeCrash.Path);
 
         string lastSegment = Directory.GetFiles(walDirectory, "log.*").Where(path => new FileInfo(path).Length > 0).OrderBy(path => int.Parse(Path.GetExtension(path)[1..], System.Globalization.CultureInfo.InvariantCulture)).Last();
         int lastByte = File.ReadAllBytes(lastSegment).AsSpan().LastIndexOfAnyExcept((byte)0);
@@ -258,11 +254,7 @@ public class WriteAheadLogTests
         // The crash: the later flush reached the log's files, but not the newer commit metadata; and one sector of the
         // first later entry never made it. The sector is all filler ('#'), so FASTER's XOR checksum of the entry still
         // passes, and its recovery takes the commit records after it as committed.
-        string walDirectory = Path.Combine(beforeCrash.Path, "store.wal");
-        foreach (string segment in Directory.GetFiles(Path.Combine(flushedLater.Path, "store.wal"), "log.*"))
-        {
-            File.Copy(segment, Path.Combine(walDirectory, Path.GetFileName(segment)), overwrite: true);
-        }
+        string walDirectory = CrashImage.CopyWriteAheadLogSegments(flushedLater.Path, beforeCrash.Path);
 
         string firstSegment = Path.Combine(walDirectory, "log.0");
         byte[] bytes = File.ReadAllBytes(firstSegment);
