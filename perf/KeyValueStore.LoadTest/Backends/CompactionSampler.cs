@@ -19,8 +19,8 @@ internal static class CompactionSampler
             statistics.Passes,
             statistics.LogBytesReclaimed,
             statistics.DiskBytesFreed,
-            statistics.WritersHeld.TotalMilliseconds,
-            statistics.LongestWriterHold.TotalMilliseconds,
+            store.Writes.TimeClosed.TotalMilliseconds,
+            store.Writes.LongestClosed.TotalMilliseconds,
             statistics.BackPressure.TotalMilliseconds);
     }
 }

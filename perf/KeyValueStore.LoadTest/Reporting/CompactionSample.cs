@@ -14,9 +14,9 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <param name="Passes">Compaction passes since the store opened.</param>
 /// <param name="LogBytesReclaimed">Log bytes the passes gave back (how far they moved the begin address, less what they copied).</param>
 /// <param name="DiskBytesFreed">Bytes of segment files the passes left below the begin address, for truncation to delete.</param>
-/// <param name="WritersHeldMs">Total time writers were held out while compaction slices copied.</param>
-/// <param name="LongestWriterHoldMs">The longest single time writers were held out by compaction.</param>
-/// <param name="BackPressureMs">The part of <paramref name="WritersHeldMs"/> spent past a slice because the log was over its bound.</param>
+/// <param name="WritersHeldMs">Total time writers were held out, by checkpoints and by compaction's back-pressure.</param>
+/// <param name="LongestWriterHoldMs">The longest single time writers were held out: the longest pause a writer could meet.</param>
+/// <param name="BackPressureMs">The part of <paramref name="WritersHeldMs"/> compaction held them because the log was over its bound.</param>
 internal sealed record CompactionSample(
     double Seconds,
     long BytesOnDisk,

@@ -3,31 +3,32 @@ using System.Linq;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Durability;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Compaction;
 
 /// <summary>
 /// One compaction pass: copies the live records below an address to the log's tail and moves the begin address past
-/// them, one slice of whole pages at a time, with writers held out of each slice and let in between slices. While the
-/// log is over the policy's back-pressure bound, writers stay out for the next slice too: they are slowed as far as
-/// compaction is behind, and the disk stays bounded. Deletes no file; the caller's journal decides when to truncate.
+/// them, one slice of whole pages at a time, while writers run. While the log is over the policy's back-pressure bound,
+/// writers are held out until a slice brings it back under: they are slowed as far as compaction is behind, and the disk
+/// stays bounded. Deletes no file; the caller's journal decides when to truncate.
 /// </summary>
 /// <remarks>
-/// Writers are held out of a slice because FASTER's compaction links each copy with a hash entry it read before
-/// latching the bucket: a write to that key in between would leave an unlinked record that every later scan misreads
-/// (see <see cref="WriteBarrier"/>). Reads go on. With writers held, the bytes a slice appends to the tail are its
-/// copies alone, which is how a pass measures the live data (<see cref="CompactionThresholdPolicy"/>).
+/// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys. Each
+/// slice's begin address moves only once its copies are in the log, and each slice runs between checkpoints
+/// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a slice copies are its live data, which is
+/// how a pass measures it (<see cref="CompactionThresholdPolicy"/>).
 /// </remarks>
 internal sealed class CompactionPass
 {
-    /// <summary>The least a slice copies, rounded down to whole pages (and at least one): small enough that writers held for it wait milliseconds, large enough that the barrier's drain is paid rarely.</summary>
+    /// <summary>The least a slice covers, rounded down to whole pages (and at least one): the begin address moves, and back-pressure is weighed, once per slice.</summary>
     public const long MinSliceBytes = 4L << 20;
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
-    private readonly Action<long> _copyLiveRecordsBelow;
+    private readonly CopyLiveRecords _copyLiveRecords;
+    private readonly IWriteJournal _journal;
     private readonly WriteBarrier _writes;
-    private readonly StoreFault _fault;
     private readonly CompactionThresholdPolicy _policy;
     private readonly CompactionStatistics _statistics;
     private readonly LogFileLayout? _layout;
@@ -38,9 +39,9 @@ internal sealed class CompactionPass
 
     public CompactionPass(
         FasterKV<SpanByte, SpanByte> store,
-        Action<long> copyLiveRecordsBelow,
+        CopyLiveRecords copyLiveRecords,
+        IWriteJournal journal,
         WriteBarrier writes,
-        StoreFault fault,
         CompactionThresholdPolicy policy,
         CompactionStatistics statistics,
         LogFileLayout? layout,
@@ -49,9 +50,9 @@ internal sealed class CompactionPass
         TimeProvider timeProvider)
     {
         _store = store;
-        _copyLiveRecordsBelow = copyLiveRecordsBelow;
+        _copyLiveRecords = copyLiveRecords;
+        _journal = journal;
         _writes = writes;
-        _fault = fault;
         _policy = policy;
         _statistics = statistics;
         _layout = layout;
@@ -69,30 +70,31 @@ internal sealed class CompactionPass
         long tailAtStart = _store.Log.TailAddress;
         long copied = 0;
         double newestLiveFraction = 1;
-        var hold = new WriterHold(this);
+        var backPressure = new BackPressureHold(this);
         try
         {
             for (long sliceStart = beginBefore; sliceStart < untilAddress;)
             {
                 // Every slice ends on a page boundary, as the pass does (LogCompactor says why).
                 long sliceEnd = Math.Min(untilAddress, (sliceStart + _sliceBytes) & ~_pageSizeMask);
-                await hold.EnterAsync().ConfigureAwait(false);
-                long sliceCopied = await CopyAsync(sliceEnd).ConfigureAwait(false);
+                if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
+                {
+                    await backPressure.EnterAsync().ConfigureAwait(false);
+                }
+                else
+                {
+                    backPressure.Release();
+                }
+
+                long sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd)).ConfigureAwait(false);
                 copied += sliceCopied;
                 newestLiveFraction = (double)sliceCopied / (sliceEnd - sliceStart);
                 sliceStart = sliceEnd;
-                if (sliceStart < untilAddress && _policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
-                {
-                    hold.ContinueAsBackPressure();
-                    continue;
-                }
-
-                hold.Release();
             }
         }
         finally
         {
-            hold.Release();
+            backPressure.Release();
         }
 
         long beginAfter = _store.Log.BeginAddress;
@@ -109,25 +111,12 @@ internal sealed class CompactionPass
         return result;
     }
 
-    /// <summary>Runs one slice's copy, writers held; returns the bytes it appended (its copies).</summary>
-    private async Task<long> CopyAsync(long sliceEnd)
+    /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns the bytes copied.</summary>
+    private async Task<long> CopyThenShiftAsync(long sliceStart, long sliceEnd)
     {
-        try
-        {
-            // FASTER's compaction is synchronous: when the disk fails, its thread waits forever for a page flush that
-            // will never come. The pass stops waiting for it, and the write barrier opens (writes are refused by then).
-            // The thread and its session stay parked until the process ends.
-            return await Task.Run(() =>
-            {
-                long tailBefore = _store.Log.TailAddress;
-                _copyLiveRecordsBelow(sliceEnd);
-                return _store.Log.TailAddress - tailBefore;
-            }).WaitAsync(_fault.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (_fault.IsFaulted)
-        {
-            throw _fault.ToException();
-        }
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd).ConfigureAwait(false);
+        _store.Log.ShiftBeginAddress(sliceEnd);
+        return copied;
     }
 
     /// <summary>Sums the segment files wholly below <paramref name="beginAddress"/>: those a truncation to it deletes.</summary>
@@ -137,11 +126,10 @@ internal sealed class CompactionPass
         return _layout?.Segments().Where(segment => segment.Number < firstLiveSegment).Sum(segment => segment.Length) ?? 0;
     }
 
-    /// <summary>Writers held out of the barrier from one slice on, timed for <see cref="CompactionStatistics"/>.</summary>
-    private sealed class WriterHold(CompactionPass pass)
+    /// <summary>Writers held out of the barrier while the log is over the back-pressure bound, timed for <see cref="CompactionStatistics"/>.</summary>
+    private sealed class BackPressureHold(CompactionPass pass)
     {
         private long _since;
-        private long _backPressureSince;
         private bool _held;
 
         public async ValueTask EnterAsync()
@@ -154,15 +142,6 @@ internal sealed class CompactionPass
             await pass._writes.CloseAsync().ConfigureAwait(false);
             _held = true;
             _since = pass._timeProvider.GetTimestamp();
-            _backPressureSince = 0;
-        }
-
-        public void ContinueAsBackPressure()
-        {
-            if (_backPressureSince == 0)
-            {
-                _backPressureSince = pass._timeProvider.GetTimestamp();
-            }
         }
 
         public void Release()
@@ -174,9 +153,7 @@ internal sealed class CompactionPass
 
             _held = false;
             pass._writes.Open();
-            TimeSpan held = pass._timeProvider.GetElapsedTime(_since);
-            TimeSpan backPressure = _backPressureSince == 0 ? TimeSpan.Zero : pass._timeProvider.GetElapsedTime(_backPressureSince);
-            pass._statistics.RecordWritersHeld(held, backPressure);
+            pass._statistics.RecordBackPressure(pass._timeProvider.GetElapsedTime(_since));
         }
     }
 }

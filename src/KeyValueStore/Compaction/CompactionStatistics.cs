@@ -12,8 +12,6 @@ internal sealed class CompactionStatistics
     private long _passes;
     private long _logBytesReclaimed;
     private long _diskBytesFreed;
-    private long _writersHeldTicks;
-    private long _longestWriterHoldTicks;
     private long _backPressureTicks;
 
     /// <summary>Gets the passes completed.</summary>
@@ -25,13 +23,7 @@ internal sealed class CompactionStatistics
     /// <summary>Gets the bytes of segment files the passes left wholly below the begin address, for truncation to delete.</summary>
     public long DiskBytesFreed => Interlocked.Read(ref _diskBytesFreed);
 
-    /// <summary>Gets the total time writers were held out while slices copied.</summary>
-    public TimeSpan WritersHeld => TimeSpan.FromTicks(Interlocked.Read(ref _writersHeldTicks));
-
-    /// <summary>Gets the longest single time writers were held out.</summary>
-    public TimeSpan LongestWriterHold => TimeSpan.FromTicks(Interlocked.Read(ref _longestWriterHoldTicks));
-
-    /// <summary>Gets the part of <see cref="WritersHeld"/> spent past one slice because the log was over the back-pressure bound.</summary>
+    /// <summary>Gets the total time writers were held out because the log was over the back-pressure bound.</summary>
     public TimeSpan BackPressure => TimeSpan.FromTicks(Interlocked.Read(ref _backPressureTicks));
 
     /// <summary>Records one completed pass.</summary>
@@ -42,21 +34,6 @@ internal sealed class CompactionStatistics
         Interlocked.Add(ref _diskBytesFreed, diskBytesFreed);
     }
 
-    /// <summary>Records one stretch of writers held out, of which <paramref name="backPressure"/> went past its first slice.</summary>
-    public void RecordWritersHeld(TimeSpan held, TimeSpan backPressure)
-    {
-        Interlocked.Add(ref _writersHeldTicks, held.Ticks);
-        Interlocked.Add(ref _backPressureTicks, backPressure.Ticks);
-        long longest = Interlocked.Read(ref _longestWriterHoldTicks);
-        while (held.Ticks > longest)
-        {
-            long seen = Interlocked.CompareExchange(ref _longestWriterHoldTicks, held.Ticks, longest);
-            if (seen == longest)
-            {
-                break;
-            }
-
-            longest = seen;
-        }
-    }
+    /// <summary>Records one stretch of writers held out by back-pressure.</summary>
+    public void RecordBackPressure(TimeSpan held) => Interlocked.Add(ref _backPressureTicks, held.Ticks);
 }

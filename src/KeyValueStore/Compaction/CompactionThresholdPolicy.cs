@@ -6,14 +6,14 @@ namespace KeyValueStore.Compaction;
 /// Decides when compaction runs and when it holds writers back, from the log's size (begin to tail: what the segment
 /// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
 /// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
-/// at or over <see cref="BackPressureBytes"/>, half as much again, a pass keeps writers out between its slices until it
-/// is back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
+/// at or over <see cref="BackPressureBytes"/>, half as much again, a pass keeps writers out until a slice brings it
+/// back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
 /// threshold (<see cref="PassBytes"/>): the oldest data holds the most garbage, so that part gives back the most for
 /// what it copies.
 /// </summary>
 /// <remarks>
-/// The estimate: with writers held, the bytes a slice appends are exactly the live bytes of the part it compacted, so
-/// a pass knows the live bytes below its end. For the part it did not reach (the mutable region, the newest data) it
+/// The estimate: the bytes a slice copies are exactly the live bytes of the part it compacted (as of the copy), so a
+/// pass knows the live bytes below its end. For the part it did not reach (the mutable region, the newest data) it
 /// assumes the live fraction of its last slice, the newest data it measured. The threshold is also kept a quarter
 /// above the log a pass leaves when it counts that part live whole, so that an estimate too low cannot make passes
 /// follow each other for nothing.
@@ -42,7 +42,7 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>Gets the log size from which a scheduled pass runs.</summary>
     public long ThresholdBytes => System.Threading.Volatile.Read(ref _thresholdBytes);
 
-    /// <summary>Gets the log size from which a pass holds writers back between its slices.</summary>
+    /// <summary>Gets the log size from which a pass holds writers back until a slice brings the log under it.</summary>
     public long BackPressureBytes
     {
         get

@@ -17,14 +17,12 @@ namespace KeyValueStore.Compaction;
 /// (<see cref="CompactionPass"/>).
 /// </summary>
 /// <remarks>
-/// In FASTER 2.x, <c>Compact</c> copies live records from the old part of the log to the tail and shifts the begin
-/// address, but deletes no file. The segment files below the begin address are deleted only by a truncation
-/// (<see cref="LogAccessor{Key, Value}.Truncate"/>: FASTER defers the deletion until no thread can still be reading
-/// those segments). When that truncation may run is the store's <see cref="IWriteJournal"/>'s to decide
-/// (<see cref="IWriteJournal.RunCompactionAsync{T}"/>): at once when nothing is recovered, or after a checkpoint has
-/// recorded the new begin address together with the copied records. Truncating first would delete records the latest
-/// checkpoint still needs. Lookup compaction is used rather than Scan: Scan builds a temporary in-memory index of the
-/// whole compacted range, which would break the store's memory bound.
+/// A pass copies the live records of the old part of the log to the tail and shifts the begin address, but deletes no
+/// file. The segment files below the begin address are deleted only by a truncation (FASTER defers the deletion until
+/// no thread can still be reading those segments). When that truncation may run is the store's
+/// <see cref="IWriteJournal"/>'s to decide (<see cref="IWriteJournal.ReleaseCompactedLogAsync"/>): at once when nothing
+/// is recovered, or after a checkpoint has recorded the new begin address together with the copied records.
+/// Truncating first would delete records the latest checkpoint still needs.
 /// </remarks>
 internal sealed class LogCompactor : IAsyncDisposable
 {
@@ -48,12 +46,12 @@ internal sealed class LogCompactor : IAsyncDisposable
     private int _disposed;
 
     /// <param name="store">The FASTER store whose log is compacted: its addresses are read, never its records.</param>
-    /// <param name="copyLiveRecordsBelow">
-    /// The engine's copy of the live records below an address to the log's tail (FASTER's lookup compaction in a session
-    /// of the engine's), so the compactor needs nothing of how records are read and written.
+    /// <param name="copyLiveRecords">
+    /// The engine's copy of the live records of a range to the log's tail, so the compactor needs nothing of how records
+    /// are read and written.
     /// </param>
-    /// <param name="journal">Runs each pass and decides when its emptied segment files may go.</param>
-    /// <param name="writes">Held closed while records are copied.</param>
+    /// <param name="journal">Moves the begin address between checkpoints, and decides when emptied segment files may go.</param>
+    /// <param name="writes">Held closed while the log is over the back-pressure bound.</param>
     /// <param name="fault">The store's fault: a failed compaction write stops compactions.</param>
     /// <param name="layout">The store's files, to measure what a truncation gives back; null when the caller owns the device.</param>
     /// <param name="pageSizeBits">The log's page size.</param>
@@ -63,7 +61,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <param name="logger">Receives compaction events.</param>
     public LogCompactor(
         FasterKV<SpanByte, SpanByte> store,
-        Action<long> copyLiveRecordsBelow,
+        CopyLiveRecords copyLiveRecords,
         IWriteJournal journal,
         WriteBarrier writes,
         StoreFault fault,
@@ -81,7 +79,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _policy = policy;
         _timeProvider = timeProvider;
         _logger = logger;
-        _pass = new CompactionPass(store, copyLiveRecordsBelow, writes, fault, policy, Statistics, layout, pageSizeBits, segmentSizeBits, timeProvider);
+        _pass = new CompactionPass(store, copyLiveRecords, journal, writes, policy, Statistics, layout, pageSizeBits, segmentSizeBits, timeProvider);
     }
 
     /// <summary>Gets the log size from which a scheduled step compacts.</summary>
@@ -249,10 +247,8 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <summary>Runs one pass up to <paramref name="requestedUntilAddress"/> through the journal, and lets the policy learn from it.</summary>
     private async Task<CompactionResult> CompactUntilAsync(long requestedUntilAddress, CancellationToken cancellationToken)
     {
-        // FASTER 2.6.5's Lookup compaction reads the last on-disk page of its range only up to the until address
-        // (rounded up to a sector). A record crossing that address is copied to the tail with its end zeroed, and its
-        // size is misread, which can put the new begin address inside it (and recovery then crashes on the misaligned
-        // scan). Records never cross a page boundary, so compacting to one is always safe.
+        // The begin address must fall between records, and only a page boundary is sure to (records never cross one).
+        // FASTER 2.6.5's own compaction, used before, also misread a record crossing its until address.
         long untilAddress = requestedUntilAddress & ~_pageSizeMask;
 
         // Only this compactor moves the begin address, one compaction at a time, so this check cannot go stale;
@@ -265,7 +261,8 @@ internal sealed class LogCompactor : IAsyncDisposable
         _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
         TimeSpan backPressureBefore = Statistics.BackPressure;
-        CompactionResult result = await _journal.RunCompactionAsync(() => _pass.RunAsync(untilAddress), cancellationToken).ConfigureAwait(false);
+        CompactionResult result = await _pass.RunAsync(untilAddress).ConfigureAwait(false);
+        await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)
         {

@@ -1,22 +1,23 @@
 using System;
+using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 
 namespace KeyValueStore.Concurrency;
 
 /// <summary>
-/// Lets writes run concurrently with each other but never with a checkpoint or a compaction: <see cref="CloseAsync"/>
-/// waits for the writes in flight and holds new ones back until <see cref="Open"/>.
+/// Lets writes run concurrently with each other but not while a checkpoint runs or compaction applies back-pressure:
+/// <see cref="CloseAsync"/> waits for the writes in flight and holds new ones back until every closer has called
+/// <see cref="Open"/>.
 /// </summary>
 /// <remarks>
-/// Compaction: FASTER 2.6.5's compaction reads a key's hash entry before it takes the bucket latch and links its copy
-/// after, so a write to that key in between makes the copy's link fail. FASTER then leaves the unlinked record in the
-/// log with its key length overwritten (see <see cref="KeyValueStore.Concurrency.KeyStripeLocks"/>), and every later log
-/// scan misjudges its size and skips the records after it: compaction dropped them and recovery forgot them.
+/// Checkpoints: a write that ran while a fold-over checkpoint does could land below the checkpoint's tail in the next
+/// version, and recovery would rewrite its page in place, under sector checksums the checkpoint already recorded
+/// (<see cref="KeyValueStore.Durability.Checkpointer"/>). Reads are not held back.
 /// <para>
-/// Checkpoints: it was added while the crash harness was finding torn values in Commit mode, whose cause turned out to
-/// be compaction (docs/durability.md). It stays because every passing crash run so far ran with it; whether FASTER's
-/// version shift makes it unnecessary needs a soak of its own. Reads are not held back.
+/// Back-pressure: while the log is over its bound, compaction holds writers out until it is back under
+/// (<see cref="KeyValueStore.Compaction.CompactionPass"/>). A checkpoint may close the barrier meanwhile: closes nest,
+/// and the barrier opens when the last closer opens it.
 /// </para>
 /// <para>
 /// The fast path is two interlocked operations per write. A writer counts itself in and then checks the flag; the
@@ -35,7 +36,17 @@ internal sealed class WriteBarrier
     private TaskCompletionSource _drained = NewSignal();
     private int _writesInFlight;
     private int _closed;
+    private int _closers;
     private int _waiting;
+    private long _closedSince;
+    private long _closedTicks;
+    private long _longestClosedTicks;
+
+    /// <summary>Gets the total time the barrier has held writers out, by any closer.</summary>
+    public TimeSpan TimeClosed => TimeSpan.FromTicks(Interlocked.Read(ref _closedTicks));
+
+    /// <summary>Gets the longest single stretch the barrier held writers out: the longest pause a writer could have met.</summary>
+    public TimeSpan LongestClosed => TimeSpan.FromTicks(Interlocked.Read(ref _longestClosedTicks));
 
     /// <summary>Waits until no checkpoint or compaction holds the barrier closed, and counts a write in. Pair with <see cref="ExitWrite"/>.</summary>
     /// <param name="cancellationToken">Stops the wait; the write is then not counted in and must not call <see cref="ExitWrite"/>.</param>
@@ -88,13 +99,19 @@ internal sealed class WriteBarrier
     }
 
     /// <summary>
-    /// Holds new writes back and completes when the writes in flight have finished. One caller at a time: checkpoints
-    /// and compactions take turns under the checkpointer's lock, and a scratch store has only the compactor.
+    /// Holds new writes back and completes when the writes in flight have finished. Closes nest: a second closer waits
+    /// for the same writes, and the barrier stays closed until both have opened it.
     /// </summary>
     public Task CloseAsync()
     {
         lock (_slowPath)
         {
+            if (_closers++ > 0)
+            {
+                return _drained.Task;
+            }
+
+            _closedSince = Stopwatch.GetTimestamp();
             Volatile.Write(ref _drained, NewSignal());
             Interlocked.Exchange(ref _closed, 1);
             if (Volatile.Read(ref _writesInFlight) == 0)
@@ -106,12 +123,25 @@ internal sealed class WriteBarrier
         }
     }
 
-    /// <summary>Lets writes in again, the waiting ones first.</summary>
+    /// <summary>Lets writes in again, the waiting ones first, once every closer has opened.</summary>
     public void Open()
     {
         TaskCompletionSource admitted;
         lock (_slowPath)
         {
+            if (_closers == 0)
+            {
+                throw new InvalidOperationException("The write barrier was opened more times than it was closed.");
+            }
+
+            if (--_closers > 0)
+            {
+                return;
+            }
+
+            long closedTicks = Stopwatch.GetElapsedTime(_closedSince).Ticks;
+            Interlocked.Add(ref _closedTicks, closedTicks);
+            Interlocked.Exchange(ref _longestClosedTicks, Math.Max(closedTicks, _longestClosedTicks));
             Interlocked.Add(ref _writesInFlight, _waiting);
             _waiting = 0;
             admitted = _reopened;

@@ -19,7 +19,8 @@ namespace KeyValueStore.Durability;
 /// <item>For every write, with its key stripes held: <see cref="BeginWriteAsync"/> or <see cref="BeginBatchAsync"/>
 /// before it is applied, and <see cref="EndWrite"/> after, also when applying failed.</item>
 /// <item><see cref="WaitUntilAppliedAsync"/> before a read that must see whole batches.</item>
-/// <item><see cref="CheckpointAsync"/> on demand, and <see cref="RunCompactionAsync{T}"/> around each compaction.</item>
+/// <item><see cref="CheckpointAsync"/> on demand; <see cref="RunBetweenCheckpointsAsync{T}"/> around each slice a
+/// compaction copies, and <see cref="ReleaseCompactedLogAsync"/> after each compaction.</item>
 /// <item><see cref="CloseAsync"/> once the store has drained, then <see cref="IAsyncDisposable.DisposeAsync"/>.</item>
 /// </list>
 /// A journal takes ownership of the stripes passed to it: it gives them back in <see cref="EndWrite"/>, or earlier
@@ -69,10 +70,19 @@ internal interface IWriteJournal : IAsyncDisposable
     Task CheckpointAsync(CancellationToken cancellationToken);
 
     /// <summary>
-    /// Runs a compaction (which moves the log's begin address) and lets its result take effect: the segment files below
-    /// the new begin address may go only once nothing recovery would read needs them.
+    /// Runs <paramref name="work"/> (one slice of a compaction: its copies, then the begin address moved past them) with
+    /// no checkpoint in progress. A copy appended while a checkpoint runs lands in the checkpoint's next version below
+    /// its tail, which FASTER's recovery rewrites in place (<see cref="Checkpointer"/> says why that must not happen);
+    /// and a checkpoint that recorded the new begin address without every copy would lose the records they replace.
     /// </summary>
-    Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken);
+    Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work);
+
+    /// <summary>
+    /// Lets the segment files below the begin address go, once nothing recovery would read needs them: at once when
+    /// nothing is recovered, or after a checkpoint has recorded the new begin address with the copies. Deleting them
+    /// first would delete records the latest checkpoint still needs.
+    /// </summary>
+    Task ReleaseCompactedLogAsync(CancellationToken cancellationToken);
 
     /// <summary>Makes every write durable as the store closes. Call once every operation has finished; the files stay open until disposal.</summary>
     Task CloseAsync();

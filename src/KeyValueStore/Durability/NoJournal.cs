@@ -44,11 +44,13 @@ internal sealed class NoJournal(FasterKV<SpanByte, SpanByte> store) : IWriteJour
 
     /// <inheritdoc/>
     /// <remarks>Nothing is recovered, so the emptied segment files go at once.</remarks>
-    public async Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken)
+    public Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work) => work();
+
+    /// <inheritdoc/>
+    public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken)
     {
-        T result = await compaction().ConfigureAwait(false);
         store.Log.Truncate();
-        return result;
+        return Task.CompletedTask;
     }
 
     /// <inheritdoc/>

@@ -38,7 +38,7 @@ internal sealed partial class FasterRecordStore
     private LogCompactor NewCompactor(StoreSettings settings, TimeProvider timeProvider) =>
         new(
             FasterKV,
-            CopyLiveRecordsBelow,
+            CopyLiveRecordsAsync,
             _journal,
             _writes,
             _fault,
@@ -49,10 +49,6 @@ internal sealed partial class FasterRecordStore
             timeProvider,
             _logger);
 
-    /// <summary>Copies the live records below <paramref name="untilAddress"/> to the log's tail (FASTER's lookup compaction) and moves the begin address past them.</summary>
-    internal void CopyLiveRecordsBelow(long untilAddress)
-    {
-        using StoreSession session = NewSession();
-        session.Compact(untilAddress, CompactionType.Lookup);
-    }
+    /// <summary>Copies the live records of [<paramref name="fromAddress"/>, <paramref name="untilAddress"/>) to the log's tail, as the compactor does (<see cref="LiveRecordCopier"/>).</summary>
+    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress) => _copier.CopyAsync(fromAddress, untilAddress);
 }

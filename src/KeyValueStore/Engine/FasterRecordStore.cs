@@ -43,6 +43,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly long _pageSizeBytes;
     private readonly int _segmentSizeBits;
     private readonly bool _valueChecksums;
+    private readonly LiveRecordCopier _copier;
 
     // The first failed disk write; from then on operations are refused and waits on the disk abandoned.
     private readonly StoreFault _fault;
@@ -74,6 +75,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _functions = new RecordFunctions(settings.ValueChecksums);
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
+        _copier = new LiveRecordCopier(FasterKV, keyStripes, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
         Compactor = NewCompactor(settings, timeProvider);
     }
 
@@ -81,6 +83,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>Gets whether disposal has begun; every operation from then on throws <see cref="ObjectDisposedException"/>.</summary>
     public bool IsDisposed => _gate.IsClosed;
+
+    /// <summary>Gets the write barrier, which checkpoints and compaction's back-pressure close; it times how long they held writers out.</summary>
+    public WriteBarrier Writes => _writes;
 
     /// <summary>Gets the compactor; its timer runs when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set.</summary>
     public LogCompactor Compactor { get; }

@@ -93,8 +93,10 @@ internal sealed class CheckpointJournal : IWriteJournal
 
     /// <inheritdoc/>
     /// <remarks>The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.</remarks>
-    public Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken) =>
-        Checkpointer.RunThenCheckpointAsync(compaction, "compaction", cancellationToken);
+    public Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work) => Checkpointer.RunBetweenCheckpointsAsync(work);
+
+    /// <inheritdoc/>
+    public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("compaction", cancellationToken);
 
     /// <inheritdoc/>
     public Task CloseAsync() => Checkpointer.DisposeAsync().AsTask();

@@ -28,9 +28,13 @@ namespace KeyValueStore.Durability;
 /// checkpoint never points past the end of the recovered log.
 /// </para>
 /// <para>
-/// Compaction runs under the same lock (<see cref="RunThenCheckpointAsync"/>): a checkpoint taken while a compaction
-/// is copying records could persist the compaction's new begin address without all of its copies, and then delete
-/// the originals. Holding the lock makes checkpoints wait for a compaction.
+/// The barrier is what keeps the checkpoint's files as they were written. A fold-over checkpoint's tail is the log's
+/// tail when FASTER moves to the next version, so a record written while the checkpoint runs can land below that tail
+/// in the next version, and recovering the checkpoint then marks it invalid in place and writes its page back: a write
+/// to sectors whose checksums the checkpoint already recorded (<see cref="SectorChecksums"/>), which a power cut during
+/// recovery tears.
+/// Compaction's slices therefore run between checkpoints (<see cref="RunBetweenCheckpointsAsync{T}"/>), which also
+/// keeps a checkpoint from recording a slice's new begin address without all of its copies.
 /// </para>
 /// </remarks>
 internal sealed class Checkpointer : IAsyncDisposable
@@ -149,15 +153,13 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
     }
 
-    /// <summary>Runs <paramref name="action"/> (a compaction) with no checkpoint in progress, then checkpoints its result.</summary>
-    public async Task<T> RunThenCheckpointAsync<T>(Func<Task<T>> action, string reason, CancellationToken cancellationToken = default)
+    /// <summary>Runs <paramref name="work"/> (a slice of a compaction) with no checkpoint in progress (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>).</summary>
+    public async Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work)
     {
-        await _oneAtATime.WaitAsync(cancellationToken).ConfigureAwait(false);
+        await _oneAtATime.WaitAsync().ConfigureAwait(false);
         try
         {
-            T result = await action().ConfigureAwait(false);
-            await TakeCheckpointAsync(reason, _writeAheadLog).ConfigureAwait(false);
-            return result;
+            return await work().ConfigureAwait(false);
         }
         finally
         {

@@ -157,8 +157,10 @@ internal sealed class WriteAheadJournal : IWriteJournal
     public Task CheckpointAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("on demand", cancellationToken);
 
     /// <inheritdoc/>
-    public Task<T> RunCompactionAsync<T>(Func<Task<T>> compaction, CancellationToken cancellationToken) =>
-        Checkpointer.RunThenCheckpointAsync(compaction, "compaction", cancellationToken);
+    public Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work) => Checkpointer.RunBetweenCheckpointsAsync(work);
+
+    /// <inheritdoc/>
+    public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("compaction", cancellationToken);
 
     /// <inheritdoc/>
     /// <remarks>The last commit persists the log's new begin address, which deletes the segments the last checkpoint made unneeded.</remarks>

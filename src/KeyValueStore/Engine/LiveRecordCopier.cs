@@ -1,0 +1,206 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Compaction;
+using KeyValueStore.Concurrency;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>
+/// Copies the live records of a range of the log to its tail while writers run (<see cref="CopyLiveRecords"/>): scans
+/// the range, and for each record asks FASTER for its key's latest address; a record that is still the latest is
+/// written again, as an ordinary upsert of its stored bytes, with its key's stripe held.
+/// </summary>
+/// <remarks>
+/// Why not FASTER's own compaction: it links each copy with a hash entry it read before latching the bucket, so a write
+/// of that key in between leaves an unlinked record that later scans misread (<see cref="KeyStripeLocks"/>), and every
+/// writer had to be held out while it ran. Here a copy is an upsert like any other, kept from the key's writes by the
+/// same stripe that keeps writes from each other, so only writes of the one stripe being copied wait, for one read and
+/// one upsert.
+/// <para>
+/// A record is first checked without the stripe: once a newer version of its key exists, it can never be the latest
+/// again, so most superseded records are dropped without touching a lock. One that looks latest is checked again with
+/// the stripe held and the journal's admitted writes of that stripe applied (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>),
+/// so no write of the key can come between the check and the copy. The stored bytes are copied as they are, seal
+/// included (<see cref="ValueChecksum"/> covers the key and value, not the address).
+/// </para>
+/// <para>
+/// Records are copied by <see cref="Workers"/> sessions at once: a record on disk costs a read, and the reads of one
+/// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages.
+/// </para>
+/// </remarks>
+internal sealed class LiveRecordCopier
+{
+    /// <summary>How many records are copied at once, each in its own session.</summary>
+    public const int Workers = 8;
+
+    /// <summary>How many bytes of keys and values one scanned batch gathers.</summary>
+    private const int BatchBytes = 1 << 20;
+
+    private const long NotLive = -1;
+
+    private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly KeyStripeLocks _keyStripes;
+    private readonly IWriteJournal _journal;
+    private readonly Func<StoreSession> _newSession;
+    private readonly EpochNudger _epochNudger;
+    private readonly StoreFault _fault;
+    private readonly int _pageSizeBytes;
+
+    // A batch's arena is over a megabyte (the large-object heap): kept between slices rather than allocated for each.
+    private ScannedRecords? _spareBatch;
+
+    public LiveRecordCopier(
+        FasterKV<SpanByte, SpanByte> store,
+        KeyStripeLocks keyStripes,
+        IWriteJournal journal,
+        Func<StoreSession> newSession,
+        EpochNudger epochNudger,
+        StoreFault fault,
+        int pageSizeBytes)
+    {
+        _store = store;
+        _keyStripes = keyStripes;
+        _journal = journal;
+        _newSession = newSession;
+        _epochNudger = epochNudger;
+        _fault = fault;
+        _pageSizeBytes = pageSizeBytes;
+    }
+
+    /// <inheritdoc cref="CopyLiveRecords"/>
+    public async Task<long> CopyAsync(long fromAddress, long untilAddress)
+    {
+        _fault.ThrowIfFaulted();
+        var sessions = new StoreSession[Workers];
+        for (int i = 0; i < sessions.Length; i++)
+        {
+            sessions[i] = _newSession();
+        }
+
+        IFasterScanIterator<SpanByte, SpanByte> scan = _store.Log.Scan(fromAddress, untilAddress);
+        ScannedRecords batch = Interlocked.Exchange(ref _spareBatch, null) ?? new ScannedRecords(BatchBytes, _pageSizeBytes);
+        Task<bool>? filling = null;
+        bool abandoned = false;
+        try
+        {
+            long copied = 0;
+            while (true)
+            {
+                filling = Task.Run(() => batch.FillFrom(scan));
+                if (!await filling.WaitAsync(_fault.Token).ConfigureAwait(false))
+                {
+                    return copied;
+                }
+
+                copied += await CopyBatchAsync(batch, sessions).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (_fault.IsFaulted)
+        {
+            // The scan waits for a page the failed disk will never load; its thread stays parked until the process ends.
+            abandoned = true;
+            throw _fault.ToException();
+        }
+        catch (StoreFaultedException)
+        {
+            // A copy waits for a flush that will never come: its session stays parked with it.
+            abandoned = true;
+            throw;
+        }
+        finally
+        {
+            if (!abandoned && filling?.IsCompleted != false)
+            {
+                scan.Dispose();
+                _spareBatch = batch;
+                foreach (StoreSession session in sessions)
+                {
+                    session.Dispose();
+                }
+            }
+        }
+    }
+
+    /// <summary>Copies the records of <paramref name="batch"/> that are still live, each worker taking the next one; returns the bytes appended.</summary>
+    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions)
+    {
+        var cursor = new BatchCursor();
+        var workers = new Task<long>[sessions.Length];
+        for (int i = 0; i < workers.Length; i++)
+        {
+            workers[i] = CopyShareAsync(batch, sessions[i], cursor);
+        }
+
+        long copied = 0;
+        foreach (long bytes in await Task.WhenAll(workers).ConfigureAwait(false))
+        {
+            copied += bytes;
+        }
+
+        return copied;
+    }
+
+    private async Task<long> CopyShareAsync(ScannedRecords batch, StoreSession session, BatchCursor cursor)
+    {
+        long copied = 0;
+        int[] stripeOfRecord = new int[1];
+        for (int index = cursor.Next(); index < batch.Count; index = cursor.Next())
+        {
+            copied += await CopyIfLatestAsync(session, batch.AddressOf(index), batch.KeyOf(index), batch.ValueOf(index), stripeOfRecord).ConfigureAwait(false);
+        }
+
+        return copied;
+    }
+
+    /// <summary>Writes the record at <paramref name="address"/> again if it is still its key's latest live version; returns the bytes appended.</summary>
+    private async Task<long> CopyIfLatestAsync(StoreSession session, long address, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, int[] stripeOfRecord)
+    {
+        if (await LatestLiveAddressAsync(session, key).ConfigureAwait(false) != address)
+        {
+            return 0;
+        }
+
+        stripeOfRecord[0] = _keyStripes.StripeOf(key.Span);
+        using KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripeOfRecord[0]).ConfigureAwait(false);
+        await _journal.WaitUntilAppliedAsync(stripeOfRecord).ConfigureAwait(false);
+        if (await LatestLiveAddressAsync(session, key).ConfigureAwait(false) != address)
+        {
+            return 0;
+        }
+
+        var result = await _epochNudger.WaitAsync(PinnedRecord.UpsertAsync(session, key.Span, value.Span), _fault).ConfigureAwait(false);
+        while (result.Status.IsPending)
+        {
+            result = await _epochNudger.WaitAsync(result.CompleteAsync(), _fault).ConfigureAwait(false);
+        }
+
+        return PinnedRecord.SizeInLog(key.Length, value.Length);
+    }
+
+    /// <summary>The address of <paramref name="key"/>'s latest record, or <see cref="NotLive"/> when it has none or its latest is a delete.</summary>
+    /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
+    private async ValueTask<long> LatestLiveAddressAsync(StoreSession session, ReadOnlyMemory<byte> key)
+    {
+        var read = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span), _fault).ConfigureAwait(false);
+        (Status status, PooledBuffer value) = read.Complete(out RecordMetadata record);
+        if (status.Found)
+        {
+            value.Return();
+        }
+
+        _fault.ThrowIfFaulted();
+        return status.Found ? record.Address : NotLive;
+    }
+
+    /// <summary>The next record of a batch to copy, shared by its workers.</summary>
+    private sealed class BatchCursor
+    {
+        private int _next = -1;
+
+        public int Next() => Interlocked.Increment(ref _next);
+    }
+}

@@ -1,0 +1,71 @@
+using System;
+using System.Collections.Generic;
+using FASTER.core;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>
+/// Copies of the live-looking records of one stretch of a log scan: their addresses, keys and stored values, in one
+/// reused arena. A scan iterator's key and value point into memory it reuses on its next step (and that the log may
+/// evict once the iterator lets go of the epoch), so a compaction that awaits between records works on these copies.
+/// </summary>
+internal sealed class ScannedRecords
+{
+    private readonly byte[] _arena;
+    private readonly int _fillBytes;
+    private readonly List<ScannedRecord> _entries = [];
+    private int _used;
+
+    /// <param name="fillBytes">How many bytes of keys and values one batch gathers before it stops.</param>
+    /// <param name="largestRecordBytes">The largest record the log can hold (its page size): one more always fits.</param>
+    public ScannedRecords(int fillBytes, int largestRecordBytes)
+    {
+        _fillBytes = fillBytes;
+        _arena = new byte[fillBytes + largestRecordBytes];
+    }
+
+    /// <summary>Gets the number of records gathered.</summary>
+    public int Count => _entries.Count;
+
+    /// <summary>The log address of record <paramref name="index"/>.</summary>
+    public long AddressOf(int index) => _entries[index].Address;
+
+    /// <summary>The key of record <paramref name="index"/>.</summary>
+    public ReadOnlyMemory<byte> KeyOf(int index) => _arena.AsMemory(_entries[index].Offset, _entries[index].KeyLength);
+
+    /// <summary>The stored value of record <paramref name="index"/>, exactly as the log holds it (with its seal, if any).</summary>
+    public ReadOnlyMemory<byte> ValueOf(int index)
+    {
+        ScannedRecord entry = _entries[index];
+        return _arena.AsMemory(entry.Offset + entry.KeyLength, entry.ValueLength);
+    }
+
+    /// <summary>
+    /// Replaces the batch with the next records of <paramref name="scan"/>, skipping tombstones (a compaction drops them),
+    /// until it holds its fill of bytes or the scan ends. Returns false when the scan had nothing left.
+    /// </summary>
+    public bool FillFrom(IFasterScanIterator<SpanByte, SpanByte> scan)
+    {
+        _entries.Clear();
+        _used = 0;
+        while (_used < _fillBytes && scan.GetNext(out RecordInfo info))
+        {
+            if (info.Tombstone)
+            {
+                continue;
+            }
+
+            // The iterator copied the record out of the log before it let go of the epoch: these stay valid until its next step.
+            ReadOnlySpan<byte> keyBytes = scan.GetKey().AsReadOnlySpan();
+            ReadOnlySpan<byte> valueBytes = scan.GetValue().AsReadOnlySpan();
+            keyBytes.CopyTo(_arena.AsSpan(_used));
+            valueBytes.CopyTo(_arena.AsSpan(_used + keyBytes.Length));
+            _entries.Add(new ScannedRecord(scan.CurrentAddress, _used, keyBytes.Length, valueBytes.Length));
+            _used += keyBytes.Length + valueBytes.Length;
+        }
+
+        return _entries.Count > 0;
+    }
+
+    private readonly record struct ScannedRecord(long Address, int Offset, int KeyLength, int ValueLength);
+}
