@@ -11,8 +11,8 @@ namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Copies the live records of a range of the log to its tail while writers run (<see cref="CopyLiveRecords"/>): scans
-/// the range, and for each record asks FASTER for its key's latest address; a record that is still the latest is
-/// written again, as an ordinary upsert of its stored bytes, with its key's stripe held.
+/// the range, and for each record reads its key's latest record; a record that is still the latest is written again,
+/// as an ordinary upsert of its stored bytes, with its key's stripe held.
 /// </summary>
 /// <remarks>
 /// Why not FASTER's own compaction: it links each copy with a hash entry it read before latching the bucket, so a write
@@ -21,7 +21,7 @@ namespace KeyValueStore.Engine;
 /// same stripe that keeps writes from each other, so only writes of the one stripe being copied wait, for one read and
 /// one upsert.
 /// <para>
-/// A record is first checked without the stripe: once a newer version of its key exists, it can never be the latest
+/// A record is first checked without the stripe: once a newer record of its key exists, it can never be the latest
 /// again, so most superseded records are dropped without touching a lock. One that looks latest is checked again with
 /// the stripe held and the journal's admitted writes of that stripe applied (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>),
 /// so no write of the key can come between the check and the copy. The stored bytes are copied as they are, seal
@@ -39,8 +39,6 @@ internal sealed class LiveRecordCopier
 
     /// <summary>How many bytes of keys and values one scanned batch gathers.</summary>
     private const int BatchBytes = 1 << 20;
-
-    private const long NotLive = -1;
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly KeyStripeLocks _keyStripes;
@@ -150,16 +148,19 @@ internal sealed class LiveRecordCopier
         int[] stripeOfRecord = new int[1];
         for (int index = cursor.Next(); index < batch.Count; index = cursor.Next())
         {
-            copied += await CopyIfLatestAsync(session, batch.AddressOf(index), batch.KeyOf(index), batch.ValueOf(index), stripeOfRecord).ConfigureAwait(false);
+            copied += await CopyIfLatestAsync(session, batch, index, stripeOfRecord).ConfigureAwait(false);
         }
 
         return copied;
     }
 
-    /// <summary>Writes the record at <paramref name="address"/> again if it is still its key's latest live version; returns the bytes appended.</summary>
-    private async Task<long> CopyIfLatestAsync(StoreSession session, long address, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, int[] stripeOfRecord)
+    /// <summary>Writes a scanned record again if it is still its key's latest live record; returns the bytes appended.</summary>
+    private async Task<long> CopyIfLatestAsync(StoreSession session, ScannedRecords batch, int index, int[] stripeOfRecord)
     {
-        if (await LatestLiveAddressAsync(session, key).ConfigureAwait(false) != address)
+        ReadOnlyMemory<byte> key = batch.KeyOf(index);
+        ReadOnlyMemory<byte> value = batch.ValueOf(index);
+        RecordLocation location = batch.LocationOf(index);
+        if (!await IsLatestAsync(session, key, location).ConfigureAwait(false))
         {
             return 0;
         }
@@ -167,7 +168,7 @@ internal sealed class LiveRecordCopier
         stripeOfRecord[0] = _keyStripes.StripeOf(key.Span);
         using KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripeOfRecord[0]).ConfigureAwait(false);
         await _journal.WaitUntilAppliedAsync(stripeOfRecord).ConfigureAwait(false);
-        if (await LatestLiveAddressAsync(session, key).ConfigureAwait(false) != address)
+        if (!await IsLatestAsync(session, key, location).ConfigureAwait(false))
         {
             return 0;
         }
@@ -181,19 +182,20 @@ internal sealed class LiveRecordCopier
         return PinnedRecord.SizeInLog(key.Length, value.Length);
     }
 
-    /// <summary>The address of <paramref name="key"/>'s latest record, or <see cref="NotLive"/> when it has none or its latest is a delete.</summary>
+    /// <summary>
+    /// Whether the scanned record at <paramref name="location"/> is its key's latest live record, by a locating read
+    /// (<see cref="RecordLocation"/> says why not by the read's metadata). Both addresses must match: when a newer record
+    /// of the key is found in memory while a disk read waits, FASTER reads the newer one but still reports the disk
+    /// address, and the previous address then tells them apart (a newer record links to a later one).
+    /// </summary>
     /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
-    private async ValueTask<long> LatestLiveAddressAsync(StoreSession session, ReadOnlyMemory<byte> key)
+    private async ValueTask<bool> IsLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, RecordLocation location)
     {
-        var read = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span), _fault).ConfigureAwait(false);
-        (Status status, PooledBuffer value) = read.Complete(out RecordMetadata record);
-        if (status.Found)
-        {
-            value.Return();
-        }
-
+        var read = await _epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span), _fault).ConfigureAwait(false);
+        (Status status, PooledBuffer output) = read.Complete();
+        bool latest = status.Found && RecordLocation.From(output) == location;
         _fault.ThrowIfFaulted();
-        return status.Found ? record.Address : NotLive;
+        return latest;
     }
 
     /// <summary>The next record of a batch to copy, shared by its workers.</summary>

@@ -44,6 +44,19 @@ internal static unsafe class PinnedRecord
         }
     }
 
+    /// <summary>Reads where <paramref name="key"/>'s latest record lies (<see cref="RecordLocation"/>) rather than its value.</summary>
+    public static ValueTask<FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty>> LocateAsync(
+        StoreSession session, ReadOnlySpan<byte> key)
+    {
+        byte locate = 1;
+        fixed (byte* keyPointer = key)
+        {
+            var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
+            var input = SpanByte.FromPointer(&locate, 1);
+            return session.ReadAsync(ref keySpanByte, ref input);
+        }
+    }
+
     /// <summary>Deletes through RMW so the status says whether a live record existed; see <see cref="RecordFunctions"/>.</summary>
     public static ValueTask<FasterKV<SpanByte, SpanByte>.RmwAsyncResult<SpanByte, PooledBuffer, Empty>> DeleteAsync(
         StoreSession session, ReadOnlySpan<byte> key)

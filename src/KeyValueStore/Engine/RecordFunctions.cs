@@ -5,7 +5,8 @@ namespace KeyValueStore.Engine;
 
 /// <summary>
 /// The FASTER callbacks of every store session. Upserts copy the value into the log (inherited from
-/// <see cref="SpanByteFunctions{Key, Output, Context}"/>); reads copy it out into a pooled buffer; and
+/// <see cref="SpanByteFunctions{Key, Output, Context}"/>); reads copy it out into a pooled buffer, or, when their input
+/// asks, where the record lies (<see cref="RecordLocation"/>); and
 /// read-modify-write is used for one thing only: deleting a key while learning whether it was live.
 /// </summary>
 /// <remarks>
@@ -20,13 +21,13 @@ internal sealed class RecordFunctions(bool valueChecksums = false) : SpanByteFun
 {
     public override bool SingleReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
     {
-        dst = PooledBuffer.CopyOf(value.AsReadOnlySpan());
+        dst = RecordLocation.IsRequestedBy(ref input) ? RecordLocation.Of(ref readInfo) : PooledBuffer.CopyOf(value.AsReadOnlySpan());
         return true;
     }
 
     public override bool ConcurrentReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
     {
-        dst = PooledBuffer.CopyOf(value.AsReadOnlySpan());
+        dst = RecordLocation.IsRequestedBy(ref input) ? RecordLocation.Of(ref readInfo) : PooledBuffer.CopyOf(value.AsReadOnlySpan());
         return true;
     }
 

@@ -5,8 +5,8 @@ using FASTER.core;
 namespace KeyValueStore.Engine;
 
 /// <summary>
-/// Copies of the live-looking records of one stretch of a log scan: their addresses, keys and stored values, in one
-/// reused arena. A scan iterator's key and value point into memory it reuses on its next step (and that the log may
+/// Copies of the records of one stretch of a log scan that are not deletes: where they lie, their keys and their stored
+/// values, in one reused arena. A scan iterator's key and value point into memory it reuses on its next step (and that the log may
 /// evict once the iterator lets go of the epoch), so a compaction that awaits between records works on these copies.
 /// </summary>
 internal sealed class ScannedRecords
@@ -27,8 +27,8 @@ internal sealed class ScannedRecords
     /// <summary>Gets the number of records gathered.</summary>
     public int Count => _entries.Count;
 
-    /// <summary>The log address of record <paramref name="index"/>.</summary>
-    public long AddressOf(int index) => _entries[index].Address;
+    /// <summary>Where record <paramref name="index"/> lies.</summary>
+    public RecordLocation LocationOf(int index) => _entries[index].Location;
 
     /// <summary>The key of record <paramref name="index"/>.</summary>
     public ReadOnlyMemory<byte> KeyOf(int index) => _arena.AsMemory(_entries[index].Offset, _entries[index].KeyLength);
@@ -60,12 +60,12 @@ internal sealed class ScannedRecords
             ReadOnlySpan<byte> valueBytes = scan.GetValue().AsReadOnlySpan();
             keyBytes.CopyTo(_arena.AsSpan(_used));
             valueBytes.CopyTo(_arena.AsSpan(_used + keyBytes.Length));
-            _entries.Add(new ScannedRecord(scan.CurrentAddress, _used, keyBytes.Length, valueBytes.Length));
+            _entries.Add(new ScannedRecord(new RecordLocation(scan.CurrentAddress, info.PreviousAddress), _used, keyBytes.Length, valueBytes.Length));
             _used += keyBytes.Length + valueBytes.Length;
         }
 
         return _entries.Count > 0;
     }
 
-    private readonly record struct ScannedRecord(long Address, int Offset, int KeyLength, int ValueLength);
+    private readonly record struct ScannedRecord(RecordLocation Location, int Offset, int KeyLength, int ValueLength);
 }

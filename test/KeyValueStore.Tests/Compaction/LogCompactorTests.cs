@@ -145,6 +145,37 @@ public class LogCompactorTests
         }
     }
 
+    /// <summary>
+    /// With 64 hash buckets, many keys share a bucket's chain with other keys, so reading one from the disk steps past
+    /// other keys' records. FASTER 2.6.5 then reports the address the read started at, not the record it found: a
+    /// compaction that judged "still the latest" by that address dropped those keys.
+    /// </summary>
+    [Fact]
+    public async Task Compaction_OfKeysWhoseHashChainsRunThroughOtherKeysOnDisk_KeepsEveryKey()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        options.IndexNumBuckets = 1 << 6;
+        await using var store = StoreFactory.Open(options);
+        const int Keys = 20_000;
+        for (int round = 0; round < 2; round++)
+        {
+            for (int key = 0; key < Keys; key++)
+            {
+                await store.UpsertAsync(Key(key), PatternedValue(key + round, 40));
+            }
+        }
+
+        CompactionResult result = await store.CompactAsync();
+
+        Assert.True(result.Compacted);
+        Assert.True(store.FasterKV.Log.BeginAddress > Keys * PinnedRecord.SizeInLog(sizeof(int), 40), "the compaction must pass the first round's records");
+        for (int key = 0; key < Keys; key++)
+        {
+            Assert.Equal(PatternedValue(key + 1, 40), await ReadBytesAsync(store, key));
+        }
+    }
+
     [Fact]
     public async Task CompactionRunningBesideConcurrentWritersAndDeleters_LeavesExactlyTheModel()
     {

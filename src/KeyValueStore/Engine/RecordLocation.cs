@@ -1,0 +1,44 @@
+using System;
+using System.Buffers.Binary;
+using FASTER.core;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>
+/// Where the record a read found lies: its address and the address before it in its hash chain, as FASTER handed them
+/// to the reader callback. A locating read (<see cref="PinnedRecord.LocateAsync"/>) returns this instead of the value.
+/// </summary>
+/// <remarks>
+/// Why not the read's <see cref="RecordMetadata"/>: in FASTER 2.6.5, for a read that went to the disk it holds the
+/// pending context's placeholder (the address where the read started, in both fields), not the record found, so a
+/// record reached past another key's record on the disk looked like someone else's. The callback's
+/// <see cref="ReadInfo"/> has the record actually read.
+/// </remarks>
+/// <param name="Address">The record's logical address.</param>
+/// <param name="PreviousAddress">The address of the record linked before it: no other record of the same key has the same one.</param>
+internal readonly record struct RecordLocation(long Address, long PreviousAddress)
+{
+    private const int EncodedLength = 2 * sizeof(long);
+
+    /// <summary>Whether <paramref name="input"/> asks a read to locate the record rather than copy its value.</summary>
+    public static bool IsRequestedBy(ref SpanByte input) => input.Length > 0;
+
+    /// <summary>The location of the record a reader callback is reading, as the read's output.</summary>
+    public static PooledBuffer Of(ref ReadInfo readInfo)
+    {
+        Span<byte> bytes = stackalloc byte[EncodedLength];
+        BinaryPrimitives.WriteInt64LittleEndian(bytes, readInfo.Address);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes[sizeof(long)..], readInfo.RecordInfo.PreviousAddress);
+        return PooledBuffer.CopyOf(bytes);
+    }
+
+    /// <summary>Reads a location out of a locating read's output and gives the buffer back.</summary>
+    public static RecordLocation From(PooledBuffer output)
+    {
+        ReadOnlySpan<byte> bytes = output.Span;
+        var location = new RecordLocation(BinaryPrimitives.ReadInt64LittleEndian(bytes), BinaryPrimitives.ReadInt64LittleEndian(bytes[sizeof(long)..]));
+        output.Return();
+        return location;
+    }
+}
