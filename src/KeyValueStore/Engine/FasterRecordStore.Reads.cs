@@ -50,7 +50,12 @@ internal sealed partial class FasterRecordStore
         {
             long beginAddress = FasterKV.Log.BeginAddress;
             var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
-            (bool found, PooledBuffer value) = OpenReadResult(key.Span, result);
+            (bool found, PooledBuffer value, bool sealBroken) = OpenReadResult(key.Span, result);
+            if (sealBroken)
+            {
+                throw await ChecksumMismatchOfAsync(session, key).ConfigureAwait(false);
+            }
+
             if (found || FasterKV.Log.BeginAddress == beginAddress)
             {
                 return (found, value);
@@ -76,10 +81,13 @@ internal sealed partial class FasterRecordStore
         }
     }
 
-    /// <summary>Turns a completed read into (found, value), checking the value's checksum when the store keeps them.</summary>
-    private (bool Found, PooledBuffer Value) OpenReadResult(ReadOnlySpan<byte> key, FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty> result)
+    /// <summary>
+    /// Turns a completed read into (found, value), checking the value's checksum when the store keeps them; a value that
+    /// fails it is given back and reported as a broken seal.
+    /// </summary>
+    private (bool Found, PooledBuffer Value, bool SealBroken) OpenReadResult(ReadOnlySpan<byte> key, FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty> result)
     {
-        (Status status, PooledBuffer value) = result.Complete(out RecordMetadata record);
+        (Status status, PooledBuffer value) = result.Complete();
 
         // A read from a failing disk ends as "not found" (see FaultReportingDevice), which must not reach the caller.
         if (_fault.IsFaulted)
@@ -94,15 +102,28 @@ internal sealed partial class FasterRecordStore
 
         if (!status.Found)
         {
-            return (false, default);
+            return (false, default, false);
         }
 
         if (_valueChecksums && !ValueChecksum.TryOpen(key, ref value))
         {
             value.Return();
-            throw ChecksumMismatchAt(record.Address);
+            return (false, default, true);
         }
 
-        return (true, value);
+        return (true, value, false);
+    }
+
+    /// <summary>
+    /// The error for <paramref name="key"/>'s value failing its checksum, naming where the record lies. Located by a
+    /// second read (<see cref="RecordLocation"/>): the failed read's metadata names, for a value read from the disk,
+    /// where the read started rather than the record it found.
+    /// </summary>
+    private async ValueTask<ValueChecksumMismatchException> ChecksumMismatchOfAsync(StoreSession session, ReadOnlyMemory<byte> key)
+    {
+        var read = await _epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span)).ConfigureAwait(false);
+        (Status status, PooledBuffer output) = read.Complete();
+        _fault.ThrowIfFaulted();
+        return ChecksumMismatchAt(status.Found ? RecordLocation.From(output).Address : 0);
     }
 }

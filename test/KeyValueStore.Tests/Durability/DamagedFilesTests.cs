@@ -263,6 +263,33 @@ public class DamagedFilesTests
     }
 
     /// <summary>
+    /// With 64 hash buckets the read of key 42 from the disk steps past other keys' records first; FASTER 2.6.5's read
+    /// metadata then names where the read started, and the error named another record's address.
+    /// </summary>
+    [Fact]
+    public async Task DamagedValue_ReadPastOtherKeysRecords_NamesItsOwnAddress()
+    {
+        using var temp = new TempDirectory();
+        var options = Options(temp.Path, DurabilityMode.Checkpoint);
+        options.ValueChecksums = true;
+        options.IndexNumBuckets = 1 << 6;
+        await WriteAndCloseAsync(options, 2_000);
+        await using var store = StoreFactory.Open(options);
+
+        byte[] needle = Value(42, 1, 200).AsSpan(0, 20).ToArray();
+        string segment = Directory.GetFiles(temp.Path, "store.log.*").Single(path => IndexOf(File.ReadAllBytes(path), needle) >= 0);
+        int valueOffset = IndexOf(File.ReadAllBytes(segment), needle);
+        FlipByteAt(segment, valueOffset + 100);
+
+        // The record: an 8-byte header, the 4-byte key with its length, the value's length, then the value.
+        long segmentNumber = long.Parse(Path.GetExtension(segment).TrimStart('.'), System.Globalization.CultureInfo.InvariantCulture);
+        long recordAddress = (segmentNumber << options.SegmentSizeBits) + valueOffset - 8 - 8 - 4;
+        var error = await Assert.ThrowsAsync<ValueChecksumMismatchException>(() => ReadAsync(store, 42));
+        Assert.Equal(recordAddress, error.LogAddress);
+        Assert.Contains($"log address {recordAddress} ", error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>
     /// Defect 4: one flipped bit in a record's key, value or tombstone bit, in a closed store. FASTER would miss the key
     /// (its record now belongs to another key), return an old value, or delete or resurrect it, silently. With checksums
     /// on, recovery checks every record's seal against its key, value and tombstone bit, and refuses the store.
