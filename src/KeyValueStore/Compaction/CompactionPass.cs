@@ -15,7 +15,8 @@ namespace KeyValueStore.Compaction;
 /// stays bounded. Deletes no file; the caller's journal decides when to truncate.
 /// </summary>
 /// <remarks>
-/// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys. Each
+/// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
+/// copies the faster way when back-pressure holds the writers anyway. Each
 /// slice's begin address moves only once its copies are in the log, and each slice runs between checkpoints
 /// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a slice copies are its live data, which is
 /// how a pass measures it (<see cref="CompactionThresholdPolicy"/>).
@@ -86,7 +87,7 @@ internal sealed class CompactionPass
                     backPressure.Release();
                 }
 
-                long sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd)).ConfigureAwait(false);
+                long sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
                 copied += sliceCopied;
                 newestLiveFraction = (double)sliceCopied / (sliceEnd - sliceStart);
                 sliceStart = sliceEnd;
@@ -112,9 +113,9 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns the bytes copied.</summary>
-    private async Task<long> CopyThenShiftAsync(long sliceStart, long sliceEnd)
+    private async Task<long> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld)
     {
-        long copied = await _copyLiveRecords(sliceStart, sliceEnd).ConfigureAwait(false);
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
         return copied;
     }
@@ -131,6 +132,8 @@ internal sealed class CompactionPass
     {
         private long _since;
         private bool _held;
+
+        public bool IsHeld => _held;
 
         public async ValueTask EnterAsync()
         {

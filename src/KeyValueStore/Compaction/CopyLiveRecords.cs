@@ -4,8 +4,14 @@ namespace KeyValueStore.Compaction;
 
 /// <summary>
 /// The engine's part of a compaction: copies every record in [<paramref name="fromAddress"/>,
-/// <paramref name="untilAddress"/>) that is still its key's live, latest version to the log's tail, while writers run,
-/// and returns the bytes it appended. It moves no address; the compaction does, once the copies are in the log.
+/// <paramref name="untilAddress"/>) that is still its key's live, latest version to the log's tail, and returns the
+/// bytes it appended. Once it returns the copies are in the log, and the begin address may move past the range.
 /// </summary>
+/// <param name="fromAddress">The log's begin address.</param>
+/// <param name="untilAddress">A page boundary above it.</param>
+/// <param name="writersHeld">
+/// Whether back-pressure holds every writer out while this runs: the engine may then copy the faster way, which is safe
+/// only with no write in flight.
+/// </param>
 /// <exception cref="StoreFaultedException">The store's disk failed while records were copied.</exception>
-internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress);
+internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld);

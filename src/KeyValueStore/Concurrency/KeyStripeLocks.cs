@@ -21,8 +21,9 @@ namespace KeyValueStore.Concurrency;
 /// A link can only fail between operations on the same hash entry, which lives in one hash bucket, so stripes are
 /// chosen by the low bits of FASTER's own key hash, never more of them than the index has buckets: keys of one bucket
 /// always share a stripe, whatever the index size. (Not the tag bits: for short keys FASTER's hash leaves them nearly
-/// constant.) The store never grows FASTER's index, which would change the buckets. Compaction's copies are kept away
-/// from writes by <see cref="WriteBarrier"/>. Reads take no stripe. An uncontended stripe costs one interlocked
+/// constant.) The store never grows FASTER's index, which would change the buckets. Compaction's copies beside the
+/// writers take the stripe of their key too; FASTER's own compaction, whose copies cannot, runs only while back-pressure
+/// holds every writer out of the <see cref="WriteBarrier"/>. Reads take no stripe. An uncontended stripe costs one interlocked
 /// operation and no allocation.
 /// </para>
 /// </remarks>

@@ -438,7 +438,7 @@ public class LogCompactorTests
         byte[] newValue = PatternedValue(-1, 100);
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            async (fromAddress, untilAddress) =>
+            async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (write is null)
                 {
@@ -451,7 +451,7 @@ public class LogCompactorTests
                 }
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             },
             new NoJournal(store.FasterKV),
             store.Writes,
@@ -491,14 +491,14 @@ public class LogCompactorTests
         int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            (fromAddress, untilAddress) =>
+            (fromAddress, untilAddress, writersHeld) =>
             {
                 if (Interlocked.Increment(ref compactions) == 1)
                 {
                     throw new IOException("injected compaction failure");
                 }
 
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             },
             new NoJournal(store.FasterKV),
             new WriteBarrier(),
