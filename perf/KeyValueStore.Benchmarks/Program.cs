@@ -12,6 +12,7 @@ using KeyValueStore.Benchmarks.Recovery;
 //   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*'   BenchmarkDotNet suites
 //   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- disk-timeline  disk use over time, as a table
 //   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- reopen         a durable store's open time against one read of its log
+//   dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- copy-rate      compaction's two ways of copying, timed alone
 if (args.Length > 0 && args[0] == "disk-timeline")
 {
     return await DiskUsageTimeline.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
@@ -20,6 +21,11 @@ if (args.Length > 0 && args[0] == "disk-timeline")
 if (args.Length > 0 && args[0] == "reopen")
 {
     return await ReopenTime.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
+}
+
+if (args.Length > 0 && args[0] == "copy-rate")
+{
+    return await CopyRate.RunAsync(args.AsMemory(1)).ConfigureAwait(false);
 }
 
 // A job named on the command line (--job Dry, for example) replaces the suite's own job rather than running beside it.
