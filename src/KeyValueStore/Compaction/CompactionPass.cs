@@ -1,5 +1,6 @@
 using System;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Concurrency;
@@ -10,9 +11,9 @@ namespace KeyValueStore.Compaction;
 
 /// <summary>
 /// One compaction pass: copies the live records below an address to the log's tail and moves the begin address past
-/// them, one slice of whole pages at a time, while writers run. While the log is over the policy's back-pressure bound,
-/// writers are held out until a slice brings it back under: they are slowed as far as compaction is behind, and the disk
-/// stays bounded. Deletes no file; the caller's journal decides when to truncate.
+/// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
+/// (checked before each slice, and every few milliseconds while one copies), writers are held out until a slice brings
+/// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file; the caller's journal decides when to truncate.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
@@ -23,8 +24,11 @@ namespace KeyValueStore.Compaction;
 /// </remarks>
 internal sealed class CompactionPass
 {
-    /// <summary>The least a slice covers, rounded down to whole pages (and at least one): the begin address moves, and back-pressure is weighed, once per slice.</summary>
+    /// <summary>The least a slice covers, rounded down to whole pages (and at least one): the begin address moves once per slice.</summary>
     public const long MinSliceBytes = 4L << 20;
+
+    /// <summary>How often, while a slice copies beside the writers, the log's size is checked against the back-pressure bound.</summary>
+    public static readonly TimeSpan BackPressureWatchInterval = TimeSpan.FromMilliseconds(10);
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly CopyLiveRecords _copyLiveRecords;
@@ -87,7 +91,23 @@ internal sealed class CompactionPass
                     backPressure.Release();
                 }
 
-                long sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
+                long sliceCopied;
+                using (var sliceDone = new CancellationTokenSource())
+                {
+                    // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log
+                    // passes the bound, without waiting for the slice to end.
+                    Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, sliceDone.Token);
+                    try
+                    {
+                        sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        await sliceDone.CancelAsync().ConfigureAwait(false);
+                        await watch.ConfigureAwait(false);
+                    }
+                }
+
                 copied += sliceCopied;
                 newestLiveFraction = (double)sliceCopied / (sliceEnd - sliceStart);
                 sliceStart = sliceEnd;
@@ -110,6 +130,26 @@ internal sealed class CompactionPass
             CompactedBytes: untilAddress - beginBefore);
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
+    }
+
+    /// <summary>Checks the log's size every <see cref="BackPressureWatchInterval"/> until the slice is done, and holds writers out once it is over the bound.</summary>
+    private async Task HoldWritersOnceOverTheBoundAsync(BackPressureHold backPressure, CancellationToken sliceDone)
+    {
+        try
+        {
+            while (true)
+            {
+                await Task.Delay(BackPressureWatchInterval, _timeProvider, sliceDone).ConfigureAwait(false);
+                if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
+                {
+                    await backPressure.EnterAsync().ConfigureAwait(false);
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException) when (sliceDone.IsCancellationRequested)
+        {
+        }
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns the bytes copied.</summary>

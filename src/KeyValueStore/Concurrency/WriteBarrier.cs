@@ -42,6 +42,9 @@ internal sealed class WriteBarrier
     private long _closedTicks;
     private long _longestClosedTicks;
 
+    /// <summary>Gets whether the barrier holds new writers out now.</summary>
+    public bool IsClosed => Volatile.Read(ref _closed) != 0;
+
     /// <summary>Gets the total time the barrier has held writers out, by any closer.</summary>
     public TimeSpan TimeClosed => TimeSpan.FromTicks(Interlocked.Read(ref _closedTicks));
 
