@@ -422,8 +422,10 @@ public class LogCompactorTests
         var policy = new CompactionThresholdPolicy(logAtStart);
         bool closedDuringTheFirstSlice = false;
         int slices = 0;
-        await using var compactor = new LogCompactor(
-            store.FasterKV,
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            policy,
+            new RecordingLogger(),
             async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (Interlocked.Increment(ref slices) == 1)
@@ -440,16 +442,7 @@ public class LogCompactorTests
                 }
 
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
-            },
-            new NoJournal(store.FasterKV),
-            store.Writes,
-            new StoreFault(),
-            store.Layout,
-            pageSizeBits: 12,
-            segmentSizeBits: 20,
-            policy,
-            TimeProvider.System,
-            new RecordingLogger());
+            });
 
         await compactor.CompactNowAsync();
 
@@ -461,6 +454,21 @@ public class LogCompactorTests
             Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
         }
     }
+
+    /// <summary>A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the store's writers), with a copy of the test's.</summary>
+    private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy) =>
+        new(
+            store.FasterKV,
+            copy,
+            new NoJournal(store.FasterKV),
+            store.Writes,
+            new StoreFault(),
+            store.Layout,
+            pageSizeBits: 12,
+            segmentSizeBits: 20,
+            policy,
+            TimeProvider.System,
+            logger);
 
     private static async Task<bool> WaitUntilAsync(Func<bool> condition, TimeSpan limit)
     {
@@ -511,8 +519,10 @@ public class LogCompactorTests
         var slicesWithTheWriteDone = new List<bool>();
         Task? write = null;
         byte[] newValue = PatternedValue(-1, 100);
-        await using var compactor = new LogCompactor(
-            store.FasterKV,
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
+            logger,
             async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (write is null)
@@ -527,16 +537,7 @@ public class LogCompactorTests
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
-            },
-            new NoJournal(store.FasterKV),
-            store.Writes,
-            new StoreFault(),
-            store.Layout,
-            pageSizeBits: 12,
-            segmentSizeBits: 20,
-            policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
-            TimeProvider.System,
-            logger);
+            });
 
         CompactionResult result = await compactor.CompactNowAsync();
 
