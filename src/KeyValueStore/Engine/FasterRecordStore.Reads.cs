@@ -121,9 +121,9 @@ internal sealed partial class FasterRecordStore
     /// </summary>
     private async ValueTask<ValueChecksumMismatchException> ChecksumMismatchOfAsync(StoreSession session, ReadOnlyMemory<byte> key)
     {
-        var read = await _epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span)).ConfigureAwait(false);
-        (Status status, PooledBuffer output) = read.Complete();
-        _fault.ThrowIfFaulted();
-        return ChecksumMismatchAt(status.Found ? RecordLocation.From(output).Address : 0);
+        RecordLocation? found = await RecordLocation.OfLatestAsync(session, key, _epochNudger, _fault).ConfigureAwait(false);
+
+        // Nothing is found only when the key was deleted in between: then no address is known.
+        return ChecksumMismatchAt(found?.Address ?? 0);
     }
 }

@@ -190,15 +190,9 @@ internal sealed class LiveRecordCopier
     /// of the key is found in memory while a disk read waits, FASTER reads the newer one but still reports the disk
     /// address, and the previous address then tells them apart (a newer record links to a later one).
     /// </summary>
-    /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
-    private async ValueTask<bool> IsLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, RecordLocation location)
-    {
-        var read = await _epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span), _fault).ConfigureAwait(false);
-        (Status status, PooledBuffer output) = read.Complete();
-        bool latest = status.Found && RecordLocation.From(output) == location;
-        _fault.ThrowIfFaulted();
-        return latest;
-    }
+    /// <exception cref="StoreFaultedException">The disk failed while the key was read.</exception>
+    private async ValueTask<bool> IsLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, RecordLocation location) =>
+        await RecordLocation.OfLatestAsync(session, key, _epochNudger, _fault).ConfigureAwait(false) == location;
 
     /// <summary>The next record of a batch to copy, shared by its workers.</summary>
     private sealed class BatchCursor

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
 
@@ -21,6 +22,17 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
 {
     private const int EncodedLength = 2 * sizeof(long);
 
+    /// <summary>Where <paramref name="key"/>'s latest live record lies, by a locating read in <paramref name="session"/>; null when it has none (absent or deleted).</summary>
+    /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
+    public static async ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, EpochNudger epochNudger, StoreFault fault)
+    {
+        var read = await epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span), fault).ConfigureAwait(false);
+        (Status status, PooledBuffer output) = read.Complete();
+        RecordLocation? latest = status.Found ? From(output) : null;
+        fault.ThrowIfFaulted();
+        return latest;
+    }
+
     /// <summary>Whether <paramref name="input"/> asks a read to locate the record rather than copy its value.</summary>
     public static bool IsRequestedBy(ref SpanByte input) => input.Length > 0;
 
@@ -34,7 +46,7 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
     }
 
     /// <summary>Reads a location out of a locating read's output and gives the buffer back.</summary>
-    public static RecordLocation From(PooledBuffer output)
+    private static RecordLocation From(PooledBuffer output)
     {
         ReadOnlySpan<byte> bytes = output.Span;
         var location = new RecordLocation(BinaryPrimitives.ReadInt64LittleEndian(bytes), BinaryPrimitives.ReadInt64LittleEndian(bytes[sizeof(long)..]));
