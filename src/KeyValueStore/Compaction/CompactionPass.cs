@@ -13,14 +13,15 @@ namespace KeyValueStore.Compaction;
 /// One compaction pass: copies the live records below an address to the log's tail and moves the begin address past
 /// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
 /// (checked before each slice, and every few milliseconds while one copies), writers are held out until a slice brings
-/// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file; the caller's journal decides when to truncate.
+/// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file; the
+/// caller's journal decides when to truncate.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
-/// copies the faster way when back-pressure holds the writers anyway. Each
-/// slice's begin address moves only once its copies are in the log, and each slice runs between checkpoints
-/// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a slice copies are its live data, which is
-/// how a pass measures it (<see cref="CompactionThresholdPolicy"/>).
+/// copies the faster way when back-pressure holds the writers anyway. Each slice's begin address moves only once its
+/// copies are in the log, and each slice runs between checkpoints (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>):
+/// a checkpoint waits for at most one slice. The bytes a slice copies are its live data, which is how a pass measures
+/// it (<see cref="CompactionThresholdPolicy"/>).
 /// </remarks>
 internal sealed class CompactionPass
 {

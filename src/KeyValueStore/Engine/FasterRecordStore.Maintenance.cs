@@ -55,7 +55,7 @@ internal sealed partial class FasterRecordStore
     /// back-pressure holds every writer out, by FASTER's own lookup compaction, which copies about three times faster
     /// (docs/benchmarks.md) but races writers on the hash entry (<see cref="KeyStripeLocks"/>), so it runs only then.
     /// </summary>
-    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld = false) =>
+    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld) =>
         writersHeld ? CompactWithWritersHeldAsync(untilAddress) : _copier.CopyAsync(fromAddress, untilAddress);
 
     /// <summary>FASTER's lookup compaction up to <paramref name="untilAddress"/>, a page boundary; returns the bytes it appended, all copies since no writer runs.</summary>

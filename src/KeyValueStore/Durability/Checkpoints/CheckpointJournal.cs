@@ -92,10 +92,10 @@ internal sealed class CheckpointJournal : IWriteJournal
     public Task CheckpointAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("on demand", cancellationToken);
 
     /// <inheritdoc/>
-    /// <remarks>The checkpoint after the compaction deletes the emptied segments once it has recorded the new begin address.</remarks>
     public Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work) => Checkpointer.RunBetweenCheckpointsAsync(work);
 
     /// <inheritdoc/>
+    /// <remarks>The checkpoint deletes the emptied segments once it has recorded the new begin address.</remarks>
     public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("compaction", cancellationToken);
 
     /// <inheritdoc/>

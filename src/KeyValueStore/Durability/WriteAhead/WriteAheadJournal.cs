@@ -160,6 +160,7 @@ internal sealed class WriteAheadJournal : IWriteJournal
     public Task<T> RunBetweenCheckpointsAsync<T>(Func<Task<T>> work) => Checkpointer.RunBetweenCheckpointsAsync(work);
 
     /// <inheritdoc/>
+    /// <remarks>The checkpoint deletes the emptied segments once it has recorded the new begin address.</remarks>
     public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("compaction", cancellationToken);
 
     /// <inheritdoc/>
