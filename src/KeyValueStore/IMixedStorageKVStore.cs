@@ -88,6 +88,10 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     ValueTask UpdateManyAsync(IReadOnlyList<TKey> keys, Action<IReadOnlyList<ReadResult<TValue>>, WriteBatch<TKey, TValue>> update, CancellationToken cancellationToken = default);
 
     /// <summary>Compacts the read-only part of the log now: live records are copied forward and emptied segment files are deleted.</summary>
+    /// <param name="cancellationToken">
+    /// Stops the compaction before its next slice of a few megabytes; what it compacted so far stays compacted, and its
+    /// files are deleted by the next compaction or checkpoint.
+    /// </param>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask<CompactionSummary> CompactAsync(CancellationToken cancellationToken = default);
 

@@ -69,8 +69,13 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Compacts up to <paramref name="untilAddress"/>, a page boundary above the begin address.</summary>
+    /// <param name="untilAddress">Where the pass ends.</param>
+    /// <param name="cancellationToken">
+    /// Stops the pass before its next slice: the slices done stay done (their copies are in the log and the begin address
+    /// is past them), and a slice under way runs to its end.
+    /// </param>
     /// <exception cref="StoreFaultedException">The disk failed while a slice copied.</exception>
-    public async Task<CompactionResult> RunAsync(long untilAddress)
+    public async Task<CompactionResult> RunAsync(long untilAddress, CancellationToken cancellationToken)
     {
         long beginBefore = _store.Log.BeginAddress;
         long tailAtStart = _store.Log.TailAddress;
@@ -81,6 +86,8 @@ internal sealed class CompactionPass
         {
             for (long sliceStart = beginBefore; sliceStart < untilAddress;)
             {
+                cancellationToken.ThrowIfCancellationRequested();
+
                 // Every slice ends on a page boundary, as the pass does (LogCompactor says why).
                 long sliceEnd = Math.Min(untilAddress, (sliceStart + _sliceBytes) & ~_pageSizeMask);
                 if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))

@@ -261,7 +261,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _fault.ThrowIfFaulted();
         long started = _timeProvider.GetTimestamp();
         TimeSpan backPressureBefore = Statistics.BackPressure;
-        CompactionResult result = await _pass.RunAsync(untilAddress).ConfigureAwait(false);
+        CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken).ConfigureAwait(false);
         await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)

@@ -455,6 +455,44 @@ public class LogCompactorTests
         }
     }
 
+    /// <summary>Cancelling a compaction stops it at the next slice; what it did stays done and nothing is lost.</summary>
+    [Fact]
+    public async Task ACompactionCancelledDuringItsFirstSlice_StopsBeforeTheNext_AndLosesNothing()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Keys = 100_000;
+        for (int key = 0; key < Keys; key++)
+        {
+            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
+        }
+
+        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
+        using var cancellation = new CancellationTokenSource();
+        int slices = 0;
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(1L << 40),
+            new RecordingLogger(),
+            (fromAddress, untilAddress, writersHeld) =>
+            {
+                Interlocked.Increment(ref slices);
+                cancellation.Cancel();
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+            });
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => compactor.CompactNowAsync(cancellation.Token));
+
+        Assert.Equal(1, slices);
+        Assert.False(store.Writes.IsClosed);
+        CompactionResult later = await compactor.CompactNowAsync();
+        Assert.True(later.Compacted);
+        for (int key = 0; key < Keys; key++)
+        {
+            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
+        }
+    }
+
     /// <summary>A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the store's writers), with a copy of the test's.</summary>
     private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy) =>
         new(
