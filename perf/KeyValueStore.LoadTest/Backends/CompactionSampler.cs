@@ -14,6 +14,7 @@ internal static class CompactionSampler
         return new CompactionSample(
             seconds,
             bytesOnDisk,
+            store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress,
             live,
             live is > 0 ? (double)bytesOnDisk / live.Value : null,
             statistics.Passes,

@@ -9,6 +9,7 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// </summary>
 /// <param name="Seconds">Seconds into the run phase; for the end of the run, its length.</param>
 /// <param name="BytesOnDisk">The sizes of the store's files.</param>
+/// <param name="LogBytes">The log from its begin address to its tail: what the files would hold with no segment awaiting deletion and none preallocated.</param>
 /// <param name="LiveBytesEstimate">The live bytes the compactor's last pass estimated; null before its first.</param>
 /// <param name="DiskPerLive"><paramref name="BytesOnDisk"/> / <paramref name="LiveBytesEstimate"/>; null without an estimate.</param>
 /// <param name="Passes">Compaction passes since the store opened.</param>
@@ -20,6 +21,7 @@ namespace KeyValueStore.LoadTest.Reporting;
 internal sealed record CompactionSample(
     double Seconds,
     long BytesOnDisk,
+    long LogBytes,
     long? LiveBytesEstimate,
     double? DiskPerLive,
     long Passes,
@@ -32,5 +34,5 @@ internal sealed record CompactionSample(
     /// <summary>One line for the progress display and the text report.</summary>
     public string Describe() => string.Create(
         CultureInfo.InvariantCulture,
-        $"disk {Options.ByteSize.Human(BytesOnDisk)}, {(DiskPerLive is double ratio ? $"{ratio:0.00}x" : "?x")} live, {Passes} passes, {Options.ByteSize.Human(LogBytesReclaimed)} reclaimed, writers held {WritersHeldMs:0} ms (longest {LongestWriterHoldMs:0.0} ms, back-pressure {BackPressureMs:0} ms)");
+        $"disk {Options.ByteSize.Human(BytesOnDisk)} (log {Options.ByteSize.Human(LogBytes)}), {(DiskPerLive is double ratio ? $"{ratio:0.00}x" : "?x")} live, {Passes} passes, {Options.ByteSize.Human(LogBytesReclaimed)} reclaimed, writers held {WritersHeldMs:0} ms (longest {LongestWriterHoldMs:0.0} ms, back-pressure {BackPressureMs:0} ms)");
 }

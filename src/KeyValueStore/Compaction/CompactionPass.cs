@@ -20,8 +20,8 @@ namespace KeyValueStore.Compaction;
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
 /// copies the faster way when back-pressure holds the writers anyway. Each slice's begin address moves only once its
 /// copies are in the log, and each slice runs between checkpoints (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>):
-/// a checkpoint waits for at most one slice. The bytes a slice copies are its live data, which is how a pass measures
-/// it (<see cref="CompactionThresholdPolicy"/>).
+/// a checkpoint waits for at most one slice. The bytes a slice copies are its live data: the policy sizes the next pass
+/// by the live share of this one (<see cref="CompactionThresholdPolicy.PassBytes"/>).
 /// </remarks>
 internal sealed class CompactionPass
 {
@@ -80,7 +80,7 @@ internal sealed class CompactionPass
         long beginBefore = _store.Log.BeginAddress;
         long tailAtStart = _store.Log.TailAddress;
         long copied = 0;
-        double newestLiveFraction = 1;
+        long diskBytesFreed = 0;
         var backPressure = new BackPressureHold(this);
         try
         {
@@ -99,7 +99,7 @@ internal sealed class CompactionPass
                     backPressure.Release();
                 }
 
-                long sliceCopied;
+                SliceDone slice;
                 using (var sliceDone = new CancellationTokenSource())
                 {
                     // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log
@@ -107,7 +107,7 @@ internal sealed class CompactionPass
                     Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, sliceDone.Token);
                     try
                     {
-                        sliceCopied = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
+                        slice = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
                     }
                     finally
                     {
@@ -116,8 +116,8 @@ internal sealed class CompactionPass
                     }
                 }
 
-                copied += sliceCopied;
-                newestLiveFraction = (double)sliceCopied / (sliceEnd - sliceStart);
+                copied += slice.CopiedBytes;
+                diskBytesFreed += slice.DiskBytesFreed;
                 sliceStart = sliceEnd;
             }
         }
@@ -131,10 +131,9 @@ internal sealed class CompactionPass
             Compacted: true,
             LogBytesBefore: tailAtStart - beginBefore,
             LogBytesAfter: _store.Log.TailAddress - beginAfter,
-            DiskBytesFreed: DiskBytesBelow(beginAfter),
+            DiskBytesFreed: diskBytesFreed,
             CopiedBytes: copied,
             UncompactedBytes: Math.Max(0, tailAtStart - untilAddress),
-            NewestLiveFraction: newestLiveFraction,
             CompactedBytes: untilAddress - beginBefore);
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
@@ -160,20 +159,27 @@ internal sealed class CompactionPass
         }
     }
 
-    /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns the bytes copied.</summary>
-    private async Task<long> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld)
+    /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>
+    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld)
     {
         long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
-        return copied;
+        return new SliceDone(copied, DiskBytesEmptied(sliceStart, sliceEnd));
     }
 
-    /// <summary>Sums the segment files wholly below <paramref name="beginAddress"/>: those a truncation to it deletes.</summary>
-    private long DiskBytesBelow(long beginAddress)
+    /// <summary>
+    /// Sums the segment files the slice left wholly below the begin address: those a truncation deletes. Measured before
+    /// the journal lets them go (it may at once), and each counted by the one slice that passed its end.
+    /// </summary>
+    private long DiskBytesEmptied(long sliceStart, long sliceEnd)
     {
-        long firstLiveSegment = beginAddress >> _segmentSizeBits;
-        return _layout?.Segments().Where(segment => segment.Number < firstLiveSegment).Sum(segment => segment.Length) ?? 0;
+        long firstEmptied = sliceStart >> _segmentSizeBits;
+        long firstKept = sliceEnd >> _segmentSizeBits;
+        return _layout?.Segments().Where(segment => segment.Number >= firstEmptied && segment.Number < firstKept).Sum(segment => segment.Length) ?? 0;
     }
+
+    /// <summary>What one slice did.</summary>
+    private readonly record struct SliceDone(long CopiedBytes, long DiskBytesFreed);
 
     /// <summary>Writers held out of the barrier while the log is over the back-pressure bound, timed for <see cref="CompactionStatistics"/>.</summary>
     private sealed class BackPressureHold(CompactionPass pass)

@@ -12,11 +12,9 @@ namespace KeyValueStore.Compaction;
 /// what it copies.
 /// </summary>
 /// <remarks>
-/// The estimate: the bytes a slice copies are exactly the live bytes of the part it compacted (as of the copy), so a
-/// pass knows the live bytes below its end. For the part it did not reach (the mutable region, the newest data) it
-/// assumes the live fraction of its last slice, the newest data it measured. The threshold is also kept a quarter
-/// above the log a pass leaves when it counts that part live whole, so that an estimate too low cannot make passes
-/// follow each other for nothing.
+/// The estimate is the engine's, taken after each pass (<see cref="EstimateLiveBytes"/>). The threshold is also kept a
+/// quarter above the log a pass leaves when it counts that log live whole, so that an estimate too low cannot make
+/// passes follow each other for nothing.
 /// <para>
 /// Jering.KeyValueStore doubled its threshold after every five compactions in a row. Under steady overwrites that made
 /// compaction rarer while the garbage grew (docs/benchmarks.md); the threshold now follows the data, up and down.
@@ -84,27 +82,25 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>Returns true when a log of <paramref name="logBytes"/> is so far over the threshold that writers must wait for compaction.</summary>
     public bool ShouldHoldWriters(long logBytes) => logBytes >= BackPressureBytes;
 
-    /// <summary>Records a pass and sets the threshold from its estimate. Returns the new threshold when it changed, else null.</summary>
+    /// <summary>Records a pass and sets the threshold from the live bytes measured after it. Returns the new threshold when it changed, else null.</summary>
+    /// <param name="liveBytesEstimate">The log's live bytes, measured after the pass.</param>
+    /// <param name="logBytesLeft">What the pass left of the log it started from: the bytes it copied and those it did not reach.</param>
     /// <param name="copiedBytes">The live bytes the pass copied out of the part it compacted.</param>
-    /// <param name="uncompactedBytes">The bytes of the log the pass did not reach, as they were when it started.</param>
-    /// <param name="newestLiveFraction">The live fraction of the newest part the pass compacted, assumed for the part it did not reach.</param>
     /// <param name="compactedBytes">The bytes of log the pass compacted, from the begin address to its end; 0 when not known.</param>
-    public long? RecordPass(long copiedBytes, long uncompactedBytes, double newestLiveFraction, long compactedBytes = 0)
+    public long? RecordPass(long liveBytesEstimate, long logBytesLeft, long copiedBytes = 0, long compactedBytes = 0)
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(liveBytesEstimate);
+        ArgumentOutOfRangeException.ThrowIfNegative(logBytesLeft);
         ArgumentOutOfRangeException.ThrowIfNegative(copiedBytes);
-        ArgumentOutOfRangeException.ThrowIfNegative(uncompactedBytes);
         if (compactedBytes > 0)
         {
             CompactedLiveFraction = Math.Clamp((double)copiedBytes / compactedBytes, 0, 1);
         }
 
-        double fraction = Math.Clamp(newestLiveFraction, 0, 1);
-        long estimate = SaturatingAdd(copiedBytes, (long)(uncompactedBytes * fraction));
-        long upperBound = SaturatingAdd(copiedBytes, uncompactedBytes);
-        LiveBytesEstimate = estimate;
+        LiveBytesEstimate = liveBytesEstimate;
         long threshold = Math.Max(
             _minimumThresholdBytes,
-            Math.Max(SaturatingMultiply(estimate, TargetLogBytesPerLiveByte), SaturatingAdd(upperBound, upperBound / 4)));
+            Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4)));
         if (threshold == ThresholdBytes)
         {
             return null;

@@ -35,6 +35,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly long _pageSizeMask;
     private readonly CompactionThresholdPolicy _policy;
     private readonly CompactionPass _pass;
+    private readonly EstimateLiveBytes _estimateLiveBytes;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
@@ -50,6 +51,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// The engine's copy of the live records of a range to the log's tail, so the compactor needs nothing of how records
     /// are read and written.
     /// </param>
+    /// <param name="estimateLiveBytes">The engine's estimate of the log's live bytes, taken after each pass.</param>
     /// <param name="journal">Moves the begin address between checkpoints, and decides when emptied segment files may go.</param>
     /// <param name="writes">Held closed while the log is over the back-pressure bound.</param>
     /// <param name="fault">The store's fault: a failed compaction write stops compactions.</param>
@@ -62,6 +64,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     public LogCompactor(
         FasterKV<SpanByte, SpanByte> store,
         CopyLiveRecords copyLiveRecords,
+        EstimateLiveBytes estimateLiveBytes,
         IWriteJournal journal,
         WriteBarrier writes,
         StoreFault fault,
@@ -73,6 +76,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         ILogger logger)
     {
         _store = store;
+        _estimateLiveBytes = estimateLiveBytes;
         _journal = journal;
         _fault = fault;
         _pageSizeMask = (1L << pageSizeBits) - 1;
@@ -269,10 +273,11 @@ internal sealed class LogCompactor : IAsyncDisposable
             StoreEvents.CompactionBackPressure(_logger, heldBack, result.LogBytesBefore, _policy.ThresholdBytes);
         }
 
+        long liveBytes = await _estimateLiveBytes().ConfigureAwait(false);
         long oldThreshold = _policy.ThresholdBytes;
-        if (_policy.RecordPass(result.CopiedBytes, result.UncompactedBytes, result.NewestLiveFraction, result.CompactedBytes) is long threshold)
+        if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold)
         {
-            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, _policy.LiveBytesEstimate!.Value);
+            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, liveBytes);
         }
 
         return result;

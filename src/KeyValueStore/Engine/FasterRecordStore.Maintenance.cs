@@ -39,6 +39,7 @@ internal sealed partial class FasterRecordStore
         new(
             FasterKV,
             CopyLiveRecordsAsync,
+            _liveBytes.EstimateAsync,
             _journal,
             _writes,
             _fault,
@@ -57,6 +58,9 @@ internal sealed partial class FasterRecordStore
     /// </summary>
     internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld) =>
         writersHeld ? CompactWithWritersHeldAsync(untilAddress) : _copier.CopyAsync(fromAddress, untilAddress);
+
+    /// <summary>Estimates the log's live bytes now, and samples how live a stretch of it is.</summary>
+    internal LiveBytesEstimator LiveBytes => _liveBytes;
 
     /// <summary>FASTER's lookup compaction up to <paramref name="untilAddress"/>, a page boundary; returns the bytes it appended, all copies since no writer runs.</summary>
     private async Task<long> CompactWithWritersHeldAsync(long untilAddress)

@@ -44,6 +44,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly int _segmentSizeBits;
     private readonly bool _valueChecksums;
     private readonly LiveRecordCopier _copier;
+    private readonly LiveBytesEstimator _liveBytes;
 
     // The first failed disk write; from then on operations are refused and waits on the disk abandoned.
     private readonly StoreFault _fault;
@@ -76,6 +77,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         _copier = new LiveRecordCopier(FasterKV, keyStripes, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
+        _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _epochNudger, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
     }
 

@@ -17,12 +17,12 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
-    public void APass_SetsTheThreshold_ToTwiceTheLiveBytesItEstimated()
+    public void APass_SetsTheThreshold_ToTwiceTheLiveBytesMeasuredAfterIt()
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        // 300 live bytes copied out of the compacted part; 200 bytes it did not reach, taken as live as its newest slice was (half).
-        Assert.Equal(800, policy.RecordPass(copiedBytes: 300, uncompactedBytes: 200, newestLiveFraction: 0.5));
+        // 400 live bytes measured in a log of 500 the pass left.
+        Assert.Equal(800, policy.RecordPass(liveBytesEstimate: 400, logBytesLeft: 500));
 
         Assert.Equal(400, policy.LiveBytesEstimate);
         Assert.Equal(CompactionThresholdPolicy.TargetLogBytesPerLiveByte * 400, policy.ThresholdBytes);
@@ -34,7 +34,7 @@ public class CompactionThresholdPolicyTests
     public void WritersAreHeld_FromHalfAgainTheThreshold()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 500, uncompactedBytes: 0, newestLiveFraction: 1);
+        policy.RecordPass(liveBytesEstimate: 500, logBytesLeft: 500);
 
         Assert.Equal(1_500, policy.BackPressureBytes);
         Assert.False(policy.ShouldHoldWriters(1_499));
@@ -46,9 +46,9 @@ public class CompactionThresholdPolicyTests
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        // The newest slice held nothing live, so the 1,000 bytes not reached count for nothing: the estimate is 100. The
-        // log the pass left (up to 1,100 bytes) must not reach the threshold at once, or passes would follow each other for nothing.
-        Assert.Equal(1_375, policy.RecordPass(copiedBytes: 100, uncompactedBytes: 1_000, newestLiveFraction: 0));
+        // The sample found almost nothing live: the estimate is 100. The log the pass left (1,100 bytes, counted live whole)
+        // must not reach the threshold at once, or passes would follow each other for nothing.
+        Assert.Equal(1_375, policy.RecordPass(liveBytesEstimate: 100, logBytesLeft: 1_100));
         Assert.Equal(100, policy.LiveBytesEstimate);
     }
 
@@ -56,12 +56,12 @@ public class CompactionThresholdPolicyTests
     public void PassesInARow_OverTheSameLiveData_KeepTheThreshold_InsteadOfRaisingIt()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100, newestLiveFraction: 1);
+        policy.RecordPass(liveBytesEstimate: 500, logBytesLeft: 500);
 
         for (int pass = 0; pass < 20; pass++)
         {
             Assert.True(policy.ShouldCompact(1_000));
-            Assert.Null(policy.RecordPass(copiedBytes: 400, uncompactedBytes: 100, newestLiveFraction: 1));
+            Assert.Null(policy.RecordPass(liveBytesEstimate: 500, logBytesLeft: 500));
         }
 
         Assert.Equal(1_000, policy.ThresholdBytes);
@@ -71,10 +71,10 @@ public class CompactionThresholdPolicyTests
     public void TheThreshold_FollowsTheLiveData_DownToTheMinimum()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 5_000, uncompactedBytes: 0, newestLiveFraction: 1);
+        policy.RecordPass(liveBytesEstimate: 5_000, logBytesLeft: 5_000);
 
-        Assert.Equal(4_000, policy.RecordPass(copiedBytes: 2_000, uncompactedBytes: 0, newestLiveFraction: 1));
-        Assert.Equal(100, policy.RecordPass(copiedBytes: 10, uncompactedBytes: 0, newestLiveFraction: 1));
+        Assert.Equal(4_000, policy.RecordPass(liveBytesEstimate: 2_000, logBytesLeft: 2_000));
+        Assert.Equal(100, policy.RecordPass(liveBytesEstimate: 10, logBytesLeft: 10));
         Assert.Equal(10, policy.LiveBytesEstimate);
     }
 
@@ -91,8 +91,8 @@ public class CompactionThresholdPolicyTests
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        // 250 of the 1,000 bytes compacted were live: a quarter. The threshold is 2 x (250 + 750 / 2) = 1,250.
-        policy.RecordPass(copiedBytes: 250, uncompactedBytes: 750, newestLiveFraction: 0.5, compactedBytes: 1_000);
+        // 250 of the 1,000 bytes compacted were live: a quarter. 625 live bytes measured after the pass: a threshold of 1,250.
+        policy.RecordPass(liveBytesEstimate: 625, logBytesLeft: 1_000, copiedBytes: 250, compactedBytes: 1_000);
         Assert.Equal(1_250, policy.ThresholdBytes);
         Assert.Equal(0.25, policy.CompactedLiveFraction);
 
@@ -107,7 +107,7 @@ public class CompactionThresholdPolicyTests
     public void WhenTheOldestLogWasAlmostAllLive_APassTakesTheWholeReadOnlyRegion()
     {
         var policy = new CompactionThresholdPolicy(100);
-        policy.RecordPass(copiedBytes: 950, uncompactedBytes: 50, newestLiveFraction: 1, compactedBytes: 1_000);
+        policy.RecordPass(liveBytesEstimate: 1_000, logBytesLeft: 1_000, copiedBytes: 950, compactedBytes: 1_000);
 
         Assert.Equal(1_800, policy.PassBytes(logBytes: 3_000, readOnlyBytes: 1_800));
     }
@@ -117,7 +117,7 @@ public class CompactionThresholdPolicyTests
     {
         var policy = new CompactionThresholdPolicy(100);
 
-        policy.RecordPass(copiedBytes: long.MaxValue - 10, uncompactedBytes: 100, newestLiveFraction: 1);
+        policy.RecordPass(liveBytesEstimate: long.MaxValue, logBytesLeft: long.MaxValue);
 
         Assert.Equal(long.MaxValue, policy.LiveBytesEstimate);
         Assert.Equal(long.MaxValue, policy.ThresholdBytes);

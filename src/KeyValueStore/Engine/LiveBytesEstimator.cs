@@ -1,0 +1,186 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Compaction;
+using KeyValueStore.Storage;
+
+namespace KeyValueStore.Engine;
+
+/// <summary>
+/// Estimates the live bytes of the log (<see cref="EstimateLiveBytes"/>): the read-only part as live as a sample of its
+/// records, the mutable part live whole. The sample scans a few short windows spread evenly across the read-only part,
+/// each from a page boundary (the only addresses sure to start a record), and checks each record found with a locating
+/// read, as the compaction's copier does.
+/// </summary>
+/// <remarks>
+/// Why a sample: the live share of the log varies with the records' age (the oldest part holds the most garbage), so the
+/// part a compaction copied says little about the newer part it left. Reading every record would cost as much as a
+/// compaction; a thousand records give the share to a few percent.
+/// <para>
+/// Why the mutable part counts live whole: it is the newest data, and a write there updates its record in place rather
+/// than leaving a dead one behind. It is also the part a scan must not read: its records may still be being written.
+/// </para>
+/// <para>
+/// Writers go on while the records are checked, and a check finds dead a record superseded a moment before it. The
+/// checks overlap, each in its own session, so that they take little time, and the mutable part is taken as it was
+/// halfway through them: by then about half of what they will find superseded has been written.
+/// </para>
+/// <para>
+/// A window scanned from the disk loads into a frame the size of a page, so large pages get fewer windows
+/// (<see cref="WindowsFor"/>): the frames of one sample stay within <see cref="FrameBudgetBytes"/>, or
+/// <see cref="MinWindows"/> pages.
+/// </para>
+/// </remarks>
+internal sealed class LiveBytesEstimator
+{
+    /// <summary>The most windows one sample scans.</summary>
+    public const int MaxWindows = 16;
+
+    /// <summary>The fewest windows one sample scans, however large the pages, when the stretch has that many pages.</summary>
+    public const int MinWindows = 4;
+
+    /// <summary>How many records one window reads at most.</summary>
+    public const int RecordsPerWindow = 64;
+
+    /// <summary>How many records are checked at once, each in its own session.</summary>
+    public const int Checkers = 8;
+
+    /// <summary>The page frames one sample may load from the disk: large pages get fewer windows.</summary>
+    public const long FrameBudgetBytes = 128L << 20;
+
+    private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly Func<StoreSession> _newSession;
+    private readonly EpochNudger _epochNudger;
+    private readonly StoreFault _fault;
+    private readonly int _pageSizeBits;
+    private readonly long _pageMask;
+
+    public LiveBytesEstimator(FasterKV<SpanByte, SpanByte> store, Func<StoreSession> newSession, EpochNudger epochNudger, StoreFault fault, int pageSizeBits)
+    {
+        _store = store;
+        _newSession = newSession;
+        _epochNudger = epochNudger;
+        _fault = fault;
+        _pageSizeBits = pageSizeBits;
+        _pageMask = (1L << pageSizeBits) - 1;
+    }
+
+    /// <summary>How many windows a sample of a log with pages of 2^<paramref name="pageSizeBits"/> bytes scans.</summary>
+    public static int WindowsFor(int pageSizeBits) => (int)Math.Clamp(FrameBudgetBytes >> pageSizeBits, MinWindows, MaxWindows);
+
+    /// <inheritdoc cref="EstimateLiveBytes"/>
+    public async Task<long> EstimateAsync()
+    {
+        long begin = _store.Log.BeginAddress;
+        long readOnly = Math.Max(begin, _store.Log.SafeReadOnlyAddress);
+        (long sampled, List<ScannedKey> records) = await ScanAsync(begin, readOnly).ConfigureAwait(false);
+        long tailBefore = _store.Log.TailAddress;
+        long live = await CheckAsync(records).ConfigureAwait(false);
+        long tailHalfway = tailBefore + ((_store.Log.TailAddress - tailBefore) / 2);
+        return (long)((readOnly - begin) * new LiveBytesSample(sampled, live).LiveFraction) + (tailHalfway - readOnly);
+    }
+
+    /// <summary>Samples [<paramref name="fromAddress"/>, <paramref name="untilAddress"/>): how much of it is live.</summary>
+    /// <param name="fromAddress">The log's begin address, or a page boundary above it: an address sure to start a record.</param>
+    /// <param name="untilAddress">At most the safe-read-only address: records above it may still be being written.</param>
+    /// <exception cref="StoreFaultedException">The store's disk failed while records were read.</exception>
+    public async Task<LiveBytesSample> SampleAsync(long fromAddress, long untilAddress)
+    {
+        (long sampled, List<ScannedKey> records) = await ScanAsync(fromAddress, untilAddress).ConfigureAwait(false);
+        return new LiveBytesSample(sampled, await CheckAsync(records).ConfigureAwait(false));
+    }
+
+    /// <summary>Scans the windows of the stretch at once; returns the bytes they covered and the records in them that are not deletes.</summary>
+    private async Task<(long Sampled, List<ScannedKey> Records)> ScanAsync(long fromAddress, long untilAddress)
+    {
+        _fault.ThrowIfFaulted();
+        if (untilAddress <= fromAddress)
+        {
+            return (0, []);
+        }
+
+        // A scan blocks on the disk while it loads its page: on the thread pool, and given up once the disk has failed.
+        Window[] windows = await Task.WhenAll(
+                WindowStarts(fromAddress, untilAddress).Select(start => Task.Run(() => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1)))))
+            .WaitAsync(_fault.Token)
+            .ConfigureAwait(false);
+        return (windows.Sum(window => window.Bytes), windows.SelectMany(window => window.Records).ToList());
+    }
+
+    /// <summary>The page boundaries (or <paramref name="fromAddress"/>) where the windows start: the pages holding the middles of equal parts of the stretch.</summary>
+    private IEnumerable<long> WindowStarts(long fromAddress, long untilAddress)
+    {
+        int windows = WindowsFor(_pageSizeBits);
+        long previous = -1;
+        for (int i = 0; i < windows; i++)
+        {
+            long middle = fromAddress + ((untilAddress - fromAddress) / (2 * windows) * ((2 * i) + 1));
+            long start = Math.Max(fromAddress, middle & ~_pageMask);
+
+            // Neighbouring parts of a short stretch share a page: it is read once.
+            if (start > previous)
+            {
+                previous = start;
+                yield return start;
+            }
+        }
+    }
+
+    /// <summary>Reads up to <see cref="RecordsPerWindow"/> records from <paramref name="start"/>, a record's start, without passing <paramref name="end"/>.</summary>
+    private Window Scan(long start, long end)
+    {
+        using IFasterScanIterator<SpanByte, SpanByte> scan = _store.Log.Scan(start, end, ScanBufferingMode.SinglePageBuffering);
+        var records = new List<ScannedKey>(RecordsPerWindow);
+        bool more = true;
+        while (records.Count < RecordsPerWindow && (more = scan.GetNext(out RecordInfo info)))
+        {
+            // A delete is never live: compaction drops it, and its key's latest record is no record at all.
+            if (!info.Tombstone)
+            {
+                records.Add(new ScannedKey(scan.GetKey().AsReadOnlySpan().ToArray(), new RecordLocation(scan.CurrentAddress, info.PreviousAddress), scan.NextAddress - scan.CurrentAddress));
+            }
+        }
+
+        // Up to the end of the last record read, or of the window once the scan ran out: deletes, invalid records and padding included.
+        long covered = more ? scan.NextAddress : Math.Max(scan.NextAddress, end);
+        return new Window(covered - start, records);
+    }
+
+    /// <summary>Checks the records, <see cref="Checkers"/> at once; returns the bytes of those still their key's latest.</summary>
+    private async Task<long> CheckAsync(List<ScannedKey> records)
+    {
+        var next = new StrongBox<int>(-1);
+        var checkers = new Task<long>[Math.Min(Checkers, records.Count)];
+        for (int i = 0; i < checkers.Length; i++)
+        {
+            checkers[i] = CheckSomeAsync(records, next);
+        }
+
+        return (await Task.WhenAll(checkers).ConfigureAwait(false)).Sum();
+    }
+
+    /// <summary>Checks the next unchecked record until none is left; returns the bytes of those still their key's latest.</summary>
+    private async Task<long> CheckSomeAsync(List<ScannedKey> records, StrongBox<int> next)
+    {
+        using StoreSession session = _newSession();
+        long live = 0;
+        for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
+        {
+            ScannedKey record = records[i];
+            if (await RecordLocation.OfLatestAsync(session, record.Key, _epochNudger, _fault).ConfigureAwait(false) == record.Location)
+            {
+                live += record.Size;
+            }
+        }
+
+        return live;
+    }
+
+    private readonly record struct Window(long Bytes, List<ScannedKey> Records);
+
+    private readonly record struct ScannedKey(byte[] Key, RecordLocation Location, long Size);
+}
