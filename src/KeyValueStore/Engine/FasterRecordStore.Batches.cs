@@ -42,7 +42,7 @@ internal sealed partial class FasterRecordStore
         using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
         WriteTurn turn = await _journal.BeginBatchAsync(held, stripes, writes, cancellationToken).ConfigureAwait(false);
-        await ApplyInTurnAsync(turn, writes).ConfigureAwait(false);
+        await ApplyInTurnAsync(turn, stripes, writes).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -87,7 +87,7 @@ internal sealed partial class FasterRecordStore
         }
 
         WriteTurn turn = await _journal.BeginBatchAsync(held, stripes, writes, cancellationToken).ConfigureAwait(false);
-        await ApplyInTurnAsync(turn, writes).ConfigureAwait(false);
+        await ApplyInTurnAsync(turn, stripes, writes).ConfigureAwait(false);
     }
 
     /// <summary>Reads several keys as of one moment, each decoded by <paramref name="decoder"/>: no batch is seen in part.</summary>
@@ -166,8 +166,8 @@ internal sealed partial class FasterRecordStore
         return current;
     }
 
-    /// <summary>Applies a batch in the turn its journal gave it, and ends the turn.</summary>
-    private async ValueTask ApplyInTurnAsync(WriteTurn turn, IReadOnlyList<BatchWrite> writes)
+    /// <summary>Applies a batch, whose keys lie in <paramref name="stripes"/>, in the turn its journal gave it, and ends the turn.</summary>
+    private async ValueTask ApplyInTurnAsync(WriteTurn turn, int[] stripes, IReadOnlyList<BatchWrite> writes)
     {
         bool applied = false;
         try
@@ -183,6 +183,7 @@ internal sealed partial class FasterRecordStore
         }
         finally
         {
+            _stripeWrites.Count(stripes);
             _journal.EndWrite(turn, applied, changedRecords: applied);
         }
 

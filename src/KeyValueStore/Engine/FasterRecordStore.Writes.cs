@@ -56,6 +56,7 @@ internal sealed partial class FasterRecordStore
             }
             finally
             {
+                _stripeWrites.Count(stripe);
                 _journal.EndWrite(turn, applied, changedRecords: applied);
             }
 
@@ -101,6 +102,7 @@ internal sealed partial class FasterRecordStore
         }
         finally
         {
+            _stripeWrites.Count(stripe);
             _journal.EndWrite(turn, applied, changedRecords: found);
         }
 

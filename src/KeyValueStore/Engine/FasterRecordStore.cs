@@ -35,6 +35,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly OperationGate _gate = new();
     private readonly WriteBarrier _writes;
     private readonly KeyStripeLocks _keyStripes;
+
+    // Counted by every write before it ends its turn: the compaction's copier reads them to skip a second check.
+    private readonly StripeWriteCounts _stripeWrites;
     private readonly IWriteJournal _journal;
     private readonly bool _deleteLogOnClose;
     private readonly TaskCompletionSource _disposed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -67,6 +70,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         FasterKV = log.FasterKV;
         _fault = log.Fault;
         _keyStripes = keyStripes;
+        _stripeWrites = new StripeWriteCounts(keyStripes.StripeCount);
         _writes = writes;
         _journal = journal;
         _deleteLogOnClose = settings.DeleteLogOnClose;
@@ -76,7 +80,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _functions = new RecordFunctions(settings.ValueChecksums);
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
-        _copier = new LiveRecordCopier(FasterKV, keyStripes, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
+        _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
         _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _epochNudger, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
     }

@@ -24,10 +24,11 @@ namespace KeyValueStore.Engine;
 /// as fast as FASTER's compaction (docs/benchmarks.md).
 /// <para>
 /// A record is first checked without the stripe: once a newer record of its key exists, it can never be the latest
-/// again, so most superseded records are dropped without touching a lock. One that looks latest is checked again with
-/// the stripe held and the journal's admitted writes of that stripe applied (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>),
-/// so no write of the key can come between the check and the copy. The stored bytes are copied as they are, seal
-/// included (<see cref="ValueChecksum"/> covers the key and value, not the address).
+/// again, so most superseded records are dropped without touching a lock. For one that looks latest the stripe is taken
+/// and the journal's admitted writes of that stripe applied (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>), so no
+/// write of the key can come between then and the copy; it is checked again only if a write of its stripe was applied
+/// since the first check (<see cref="StripeWriteCounts"/>), which under most loads it was not. The stored bytes are
+/// copied as they are, seal included (<see cref="ValueChecksum"/> covers the key and value, not the address).
 /// </para>
 /// <para>
 /// Records are copied by <see cref="Workers"/> sessions at once: a record on disk costs a read, and the reads of one
@@ -44,6 +45,7 @@ internal sealed class LiveRecordCopier
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly KeyStripeLocks _keyStripes;
+    private readonly StripeWriteCounts _stripeWrites;
     private readonly IWriteJournal _journal;
     private readonly Func<StoreSession> _newSession;
     private readonly EpochNudger _epochNudger;
@@ -56,6 +58,7 @@ internal sealed class LiveRecordCopier
     public LiveRecordCopier(
         FasterKV<SpanByte, SpanByte> store,
         KeyStripeLocks keyStripes,
+        StripeWriteCounts stripeWrites,
         IWriteJournal journal,
         Func<StoreSession> newSession,
         EpochNudger epochNudger,
@@ -64,6 +67,7 @@ internal sealed class LiveRecordCopier
     {
         _store = store;
         _keyStripes = keyStripes;
+        _stripeWrites = stripeWrites;
         _journal = journal;
         _newSession = newSession;
         _epochNudger = epochNudger;
@@ -162,15 +166,17 @@ internal sealed class LiveRecordCopier
         ReadOnlyMemory<byte> key = batch.KeyOf(index);
         ReadOnlyMemory<byte> value = batch.ValueOf(index);
         RecordLocation location = batch.LocationOf(index);
+        int stripe = _keyStripes.StripeOf(key.Span);
+        long writesBefore = _stripeWrites.Read(stripe);
         if (!await IsLatestAsync(session, key, location).ConfigureAwait(false))
         {
             return 0;
         }
 
-        stripeOfRecord[0] = _keyStripes.StripeOf(key.Span);
-        using KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripeOfRecord[0]).ConfigureAwait(false);
+        stripeOfRecord[0] = stripe;
+        using KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe).ConfigureAwait(false);
         await _journal.WaitUntilAppliedAsync(stripeOfRecord).ConfigureAwait(false);
-        if (!await IsLatestAsync(session, key, location).ConfigureAwait(false))
+        if (_stripeWrites.Read(stripe) != writesBefore && !await IsLatestAsync(session, key, location).ConfigureAwait(false))
         {
             return 0;
         }
@@ -181,6 +187,7 @@ internal sealed class LiveRecordCopier
             result = await _epochNudger.WaitAsync(result.CompleteAsync(), _fault).ConfigureAwait(false);
         }
 
+        _stripeWrites.Count(stripe);
         return PinnedRecord.SizeInLog(key.Length, value.Length);
     }
 
