@@ -1,12 +1,18 @@
 using KeyValueStore.Compaction;
 using KeyValueStore.Engine;
+using KeyValueStore.LoadTest.Measurement;
 using KeyValueStore.LoadTest.Reporting;
 
 namespace KeyValueStore.LoadTest.Backends;
 
-/// <summary>Samples the engine's compactor for <see cref="ICompactionReporter"/>; the engine and typed backends share it.</summary>
+/// <summary>
+/// Samples the engine's compactor for <see cref="ICompactionReporter"/>, and marks its background work for
+/// <see cref="IBackgroundWorkObserver"/>; the engine and typed backends share it.
+/// </summary>
 internal static class CompactionSampler
 {
+    public static BackgroundMarks Mark(FasterRecordStore store) => new(store.Compactor.Passes.Mark(), store.Journal.Checkpoints?.Mark());
+
     public static CompactionSample Sample(FasterRecordStore store, long bytesOnDisk, double seconds)
     {
         CompactionStatistics statistics = store.Compactor.Statistics;

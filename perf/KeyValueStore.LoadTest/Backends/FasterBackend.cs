@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.Threading.Tasks;
 using KeyValueStore.Engine;
+using KeyValueStore.LoadTest.Measurement;
 using KeyValueStore.LoadTest.Reporting;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -16,7 +17,7 @@ namespace KeyValueStore.LoadTest.Backends;
 /// mode counts its checkpoints as its durable flushes. Batches are the store's own atomic batches
 /// (<see cref="FasterRecordStore.ApplyBatchAsync"/>); in Commit mode one completes once all of it is durable.
 /// </summary>
-internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IBatchWriter, ICompactionReporter
+internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IBatchWriter, ICompactionReporter, IBackgroundWorkObserver
 {
     private readonly FasterRecordStore _store;
     private readonly string _directory;
@@ -77,6 +78,9 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
     public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _store.DeleteAsync(key);
 
     public long BytesOnDisk() => DirectorySize.Of(_directory);
+
+    /// <summary>The compactor's passes and the journal's checkpoints.</summary>
+    public BackgroundMarks Mark() => CompactionSampler.Mark(_store);
 
     /// <summary>The compactor's accounting, with the run directory's file sizes as the disk.</summary>
     public CompactionSample SampleCompaction(double seconds) => CompactionSampler.Sample(_store, BytesOnDisk(), seconds);

@@ -2,6 +2,7 @@ using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Threading.Tasks;
+using KeyValueStore.LoadTest.Measurement;
 using KeyValueStore.LoadTest.Reporting;
 using KeyValueStore.LoadTest.Workloads;
 
@@ -31,7 +32,7 @@ namespace KeyValueStore.LoadTest.Backends;
 /// user with incompressible values pays.
 /// </para>
 /// </remarks>
-internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBatchWriter, ICompactionReporter
+internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBatchWriter, ICompactionReporter, IBackgroundWorkObserver
 {
     private readonly MixedStorageKVStore<long, byte[]> _store;
     private readonly string _directory;
@@ -86,6 +87,9 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
 
     /// <summary>The sizes of every file in the run's directory: the store's segments, checkpoints and write-ahead log.</summary>
     public long BytesOnDisk() => DirectorySize.Of(_directory);
+
+    /// <summary>The compactor's passes and the journal's checkpoints.</summary>
+    public BackgroundMarks Mark() => CompactionSampler.Mark(_store.Engine);
 
     /// <summary>The engine's compactor's accounting, with the run directory's file sizes as the disk.</summary>
     public CompactionSample SampleCompaction(double seconds) => CompactionSampler.Sample(_store.Engine, BytesOnDisk(), seconds);

@@ -6,7 +6,8 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <summary>Everything a run measured: printed as text, and written as JSON by --json (same names, camelCase).</summary>
 /// <remarks>
 /// <see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes;
-/// <see cref="Batches"/> likewise unless --batch-size is above 1; <see cref="Compaction"/> for backends that do not report it.
+/// <see cref="Batches"/> likewise unless --batch-size is above 1; <see cref="Compaction"/> for backends that do not report it;
+/// <see cref="LatencyBesideBackgroundWork"/> for backends that do not mark their compaction passes and checkpoints.
 /// </remarks>
 internal sealed record LoadTestReport(
     SettingsReport Settings,
@@ -19,4 +20,5 @@ internal sealed record LoadTestReport(
     VerificationReport Verification,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] BatchReport? Batches,
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] CompactionReport? Compaction = null);
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] CompactionReport? Compaction = null,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] IReadOnlyList<BesideWorkLatencyReport>? LatencyBesideBackgroundWork = null);

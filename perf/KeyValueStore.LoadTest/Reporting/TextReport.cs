@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using KeyValueStore.LoadTest.Options;
 using KeyValueStore.LoadTest.Workloads;
 
@@ -64,6 +65,19 @@ internal static class TextReport
         if (report.Batches is not null)
         {
             Row(text, $"  (an update's or insert's latency is its batch's: it is acknowledged with its batch; the batch row counts batches)");
+        }
+
+        if (report.LatencyBesideBackgroundWork is { } beside && beside.Any(row => row.Beside != "neither" && row.Count > 0))
+        {
+            text.WriteLine();
+            Line(text, "beside work", $"the same single operations, by what ran at some moment of each: a checkpoint, else a compaction pass, else neither");
+            Row(text, $"  {"operation",-18} {"beside",-11} {"count",12} {"share",7} {"mean us",9} {"p50 us",9} {"p99 us",9} {"p99.9 us",9} {"max us",10} {"p99.9/neither",14}");
+            foreach (BesideWorkLatencyReport row in beside.Where(row => row.Count > 0))
+            {
+                LatencyReport latency = row.LatencyMicroseconds;
+                string ratio = row.P999PerNeither is double value ? FormattableString.Invariant($"{value:0.00}x") : string.Empty;
+                Row(text, $"  {row.Type,-18} {row.Beside,-11} {row.Count,12:N0} {row.Share,7:P1} {latency.Mean,9:0.0} {latency.P50,9:0.0} {latency.P99,9:0.0} {latency.P999,9:0.0} {latency.Max,10:0.0} {ratio,14}");
+            }
         }
 
         if (report.DurableFlushes is DurableFlushReport flushes)

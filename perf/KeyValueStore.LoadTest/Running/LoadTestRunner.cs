@@ -96,7 +96,8 @@ internal sealed class LoadTestRunner
                     mismatch.Phase, OperationNames.Of(mismatch.Operation), mismatch.KeyId, mismatch.ExpectedLowest, mismatch.ExpectedHighest, mismatch.Observed)).ToArray()),
             FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers),
             BatchSummary(operations, run.Seconds),
-            compaction);
+            compaction,
+            backend is IBackgroundWorkObserver ? LatencyBesideBackgroundWork(workers) : null);
     }
 
     private static long? DurableFlushes(ILoadTestBackend backend) => (backend as IDurableFlushCounter)?.DurableFlushes;
@@ -230,29 +231,64 @@ internal sealed class LoadTestRunner
             run.Completed);
     }
 
+    /// <summary>The run's single operations of each type split by the background work beside them, with each split's p99.9 against the quiet one's.</summary>
+    private IReadOnlyList<BesideWorkLatencyReport> LatencyBesideBackgroundWork(Worker[] workers)
+    {
+        var reports = new List<BesideWorkLatencyReport>();
+        foreach (OperationType type in _options.Workload.OperationTypes)
+        {
+            LatencyHistogram[] beside = Enum.GetValues<BesideWork>().Select(work => Merged(workers, worker => worker.Latency(type, work))).ToArray();
+            long all = beside.Sum(histogram => histogram.Count);
+            long quietP999 = beside[(int)BesideWork.Neither].ValueAtQuantile(0.999);
+            foreach (BesideWork work in Enum.GetValues<BesideWork>())
+            {
+                LatencyHistogram histogram = beside[(int)work];
+                long p999 = histogram.ValueAtQuantile(0.999);
+                reports.Add(new BesideWorkLatencyReport(
+                    OperationNames.Of(type),
+                    work.ToString().ToLowerInvariant(),
+                    histogram.Count,
+                    all > 0 ? Math.Round((double)histogram.Count / all, 4) : 0,
+                    Latencies(histogram),
+                    work != BesideWork.Neither && histogram.Count > 0 && quietP999 > 0 ? Math.Round((double)p999 / quietP999, 2) : null));
+            }
+        }
+
+        return reports;
+    }
+
+    private static LatencyHistogram Merged(Worker[] workers, Func<Worker, LatencyHistogram> histogramOf)
+    {
+        var merged = new LatencyHistogram();
+        foreach (Worker worker in workers)
+        {
+            merged.Add(histogramOf(worker));
+        }
+
+        return merged;
+    }
+
+    private static LatencyReport Latencies(LatencyHistogram histogram) =>
+        new(
+            Microseconds(histogram.Mean),
+            Microseconds(histogram.ValueAtQuantile(0.50)),
+            Microseconds(histogram.ValueAtQuantile(0.99)),
+            Microseconds(histogram.ValueAtQuantile(0.999)),
+            Microseconds(histogram.Max));
+
     private IReadOnlyList<OperationReport> Operations(Worker[] workers, double seconds)
     {
         var reports = new List<OperationReport>();
         OperationType[] batched = _options.BatchSize > 1 ? [OperationType.Batch] : [];
         foreach (OperationType type in _options.Workload.OperationTypes.Concat(batched))
         {
-            var merged = new LatencyHistogram();
-            foreach (Worker worker in workers)
-            {
-                merged.Add(worker.Latency(type));
-            }
-
+            LatencyHistogram merged = Merged(workers, worker => worker.Latency(type));
             reports.Add(new OperationReport(
                 OperationNames.Of(type),
                 merged.Count,
                 workers.Sum(worker => worker.NotFound(type)),
                 Rate(merged.Count, seconds),
-                new LatencyReport(
-                    Microseconds(merged.Mean),
-                    Microseconds(merged.ValueAtQuantile(0.50)),
-                    Microseconds(merged.ValueAtQuantile(0.99)),
-                    Microseconds(merged.ValueAtQuantile(0.999)),
-                    Microseconds(merged.Max))));
+                Latencies(merged)));
         }
 
         return reports;

@@ -24,6 +24,10 @@ internal sealed class Worker
     private readonly byte[] _value;
     private readonly byte[] _readBuffer;
     private readonly LatencyHistogram[] _latencies;
+
+    // With a backend that marks its background work: the run's single operations again, by what ran beside each.
+    private readonly IBackgroundWorkObserver? _backgroundWork;
+    private readonly LatencyHistogram[][] _latenciesBeside;
     private readonly long[] _notFound;
     private readonly double _nanosecondsPerTick;
     private readonly WriteBatch? _batch;
@@ -44,6 +48,19 @@ internal sealed class Worker
             _latencies[i] = new LatencyHistogram();
         }
 
+        _backgroundWork = state.Backend as IBackgroundWorkObserver;
+        _latenciesBeside = new LatencyHistogram[Enum.GetValues<BesideWork>().Length][];
+        var none = new LatencyHistogram();
+        for (int beside = 0; beside < _latenciesBeside.Length; beside++)
+        {
+            _latenciesBeside[beside] = new LatencyHistogram[OperationTypeCount];
+            for (int i = 0; i < OperationTypeCount; i++)
+            {
+                // 58 KB each: only for a backend that marks its work; the others share one that stays empty.
+                _latenciesBeside[beside][i] = _backgroundWork is null ? none : new LatencyHistogram();
+            }
+        }
+
         _notFound = new long[OperationTypeCount];
         _nanosecondsPerTick = 1e9 / state.Time.TimestampFrequency;
         if (state.Options.BatchSize > 1)
@@ -61,6 +78,9 @@ internal sealed class Worker
     public long ReadsChecked { get; private set; }
 
     public LatencyHistogram Latency(OperationType type) => _latencies[(int)type];
+
+    /// <summary>The run's single operations of <paramref name="type"/> that had <paramref name="beside"/> running beside them; empty when the backend marks no background work.</summary>
+    public LatencyHistogram Latency(OperationType type, BesideWork beside) => _latenciesBeside[(int)beside][(int)type];
 
     public long NotFound(OperationType type) => _notFound[(int)type];
 
@@ -101,6 +121,7 @@ internal sealed class Worker
             }
 
             long id = type == OperationType.Insert ? _state.Keys.ReserveInsert() : _chooser.Next(ref _random, _state.Keys.Readable);
+            BackgroundMarks before = _backgroundWork?.Mark() ?? default;
             long start = time.GetTimestamp();
             bool found = type switch
             {
@@ -110,7 +131,13 @@ internal sealed class Worker
                 _ => await ReadModifyWriteAsync(id).ConfigureAwait(false),
             };
             long end = time.GetTimestamp();
-            _latencies[(int)type].Record((long)((end - start) * _nanosecondsPerTick));
+            long nanoseconds = (long)((end - start) * _nanosecondsPerTick);
+            _latencies[(int)type].Record(nanoseconds);
+            if (_backgroundWork is not null)
+            {
+                _latenciesBeside[(int)before.Until(_backgroundWork.Mark())][(int)type].Record(nanoseconds);
+            }
+
             if (!found)
             {
                 _notFound[(int)type]++;

@@ -95,6 +95,9 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <summary>Gets what compaction has done and what it cost the writers.</summary>
     public CompactionStatistics Statistics { get; } = new();
 
+    /// <summary>Gets the passes under way and started, for an observer to tell which operations overlapped one.</summary>
+    public BackgroundWork Passes { get; } = new();
+
     /// <summary>Starts compacting every <paramref name="interval"/> of the injected clock, and whenever <see cref="NoteWrite"/> finds the log over the threshold.</summary>
     public void Start(TimeSpan interval)
     {
@@ -263,6 +266,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
 
         _fault.ThrowIfFaulted();
+        using BackgroundWork.Running running = Passes.Begin();
         long started = _timeProvider.GetTimestamp();
         TimeSpan backPressureBefore = Statistics.BackPressure;
         CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken).ConfigureAwait(false);

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
@@ -30,6 +31,9 @@ internal interface IWriteJournal : IAsyncDisposable
 {
     /// <summary>Gets the number of times the journal made writes durable (checkpoints and write-ahead-log commits); null when it never does.</summary>
     long? DurableFlushes { get; }
+
+    /// <summary>Gets the journal's checkpoints under way and started; null when it takes none.</summary>
+    BackgroundWork? Checkpoints { get; }
 
     /// <summary>
     /// Brings the recovered store up to everything the journal promised, through <paramref name="apply"/> (which writes a

@@ -4,6 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
@@ -16,6 +17,9 @@ internal sealed class NoJournal(FasterKV<SpanByte, SpanByte> store) : IWriteJour
 {
     /// <inheritdoc/>
     public long? DurableFlushes => null;
+
+    /// <inheritdoc/>
+    public BackgroundWork? Checkpoints => null;
 
     /// <inheritdoc/>
     public Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply) => Task.CompletedTask;

@@ -94,7 +94,7 @@ internal sealed class LiveBytesEstimator
         return new LiveBytesSample(sampled, await CheckAsync(records).ConfigureAwait(false));
     }
 
-    /// <summary>Scans the windows of the stretch at once; returns the bytes they covered and the records in them that are not deletes.</summary>
+    /// <summary>Scans the windows of the stretch; returns the bytes they covered and the records in them that are not deletes.</summary>
     private async Task<(long Sampled, List<ScannedKey> Records)> ScanAsync(long fromAddress, long untilAddress)
     {
         _fault.ThrowIfFaulted();
@@ -103,9 +103,10 @@ internal sealed class LiveBytesEstimator
             return (0, []);
         }
 
-        // A scan blocks on the disk while it loads its page: on the thread pool, and given up once the disk has failed.
-        Window[] windows = await Task.WhenAll(
-                WindowStarts(fromAddress, untilAddress).Select(start => Task.Run(() => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1)))))
+        // A scan blocks its thread while it loads a page from the disk: one thread of the pool for all the windows, one
+        // after the other (more, on a small machine, starve the pool, and every operation of the store waits for it to
+        // grow), and given up once the disk has failed.
+        List<Window> windows = await Task.Run(() => WindowStarts(fromAddress, untilAddress).Select(start => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1))).ToList())
             .WaitAsync(_fault.Token)
             .ConfigureAwait(false);
         return (windows.Sum(window => window.Bytes), windows.SelectMany(window => window.Records).ToList());

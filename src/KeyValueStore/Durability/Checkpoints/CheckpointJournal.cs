@@ -48,6 +48,9 @@ internal sealed class CheckpointJournal : IWriteJournal
     public long? DurableFlushes => Checkpointer.CheckpointCount;
 
     /// <inheritdoc/>
+    public BackgroundWork? Checkpoints => Checkpointer.Checkpoints;
+
+    /// <inheritdoc/>
     public async Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply)
     {
         if (_leftoverLog is not { } log)

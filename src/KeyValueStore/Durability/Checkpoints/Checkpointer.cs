@@ -96,6 +96,9 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <summary>Gets the number of checkpoints completed since the store opened.</summary>
     public long CheckpointCount => Interlocked.Read(ref _checkpointCount);
 
+    /// <summary>Gets the checkpoints under way and started, for an observer to tell which operations overlapped one.</summary>
+    public BackgroundWork Checkpoints { get; } = new();
+
     /// <summary>Starts the periodic checkpoints.</summary>
     public void Start(TimeSpan interval) => _periodic = RunPeriodicAsync(interval, _stopping.Token);
 
@@ -277,6 +280,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private async Task TakeCheckpointAsync(string reason, WriteAheadLog? writeAheadLog)
     {
         _fault.ThrowIfFaulted();
+        using BackgroundWork.Running running = Checkpoints.Begin();
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         Guid token;

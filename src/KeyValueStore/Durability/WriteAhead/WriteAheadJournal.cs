@@ -4,6 +4,7 @@ using System.Runtime.ExceptionServices;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
@@ -54,6 +55,9 @@ internal sealed class WriteAheadJournal : IWriteJournal
 
     /// <inheritdoc/>
     public long? DurableFlushes => Checkpointer.CheckpointCount + Log.CommitCount;
+
+    /// <inheritdoc/>
+    public BackgroundWork? Checkpoints => Checkpointer.Checkpoints;
 
     /// <inheritdoc/>
     public Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply) => Log.ReplayIntoStoreAsync(_replayFrom, apply, _timeProvider);
