@@ -6,14 +6,15 @@ using System.Threading.Tasks;
 namespace KeyValueStore.Concurrency;
 
 /// <summary>
-/// Lets writes run concurrently with each other but not while a checkpoint runs or compaction applies back-pressure:
+/// Lets writes run concurrently with each other but not while a checkpoint starts or compaction applies back-pressure:
 /// <see cref="CloseAsync"/> waits for the writes in flight and holds new ones back until every closer has called
 /// <see cref="Open"/>.
 /// </summary>
 /// <remarks>
-/// Checkpoints: a write that ran while a fold-over checkpoint does could land below the checkpoint's tail in the next
+/// Checkpoints: a write that ran before a fold-over checkpoint has fixed its tail could land below that tail in the next
 /// version, and recovery would rewrite its page in place, under sector checksums the checkpoint already recorded
-/// (<see cref="KeyValueStore.Durability.Checkpointer"/>). Reads are not held back.
+/// (<see cref="KeyValueStore.Durability.Checkpointer"/>); the checkpoint opens the barrier once the tail is fixed, not
+/// when its pages are on disk. Reads are not held back.
 /// <para>
 /// Back-pressure: while the log is over its bound, compaction holds writers out until it is back under
 /// (<see cref="KeyValueStore.Compaction.CompactionPass"/>). A checkpoint may close the barrier meanwhile: closes nest,

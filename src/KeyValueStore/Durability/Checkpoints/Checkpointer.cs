@@ -21,7 +21,7 @@ namespace KeyValueStore.Durability;
 /// checkpoint is taken (the default index alone is 64 MB); recovery rebuilds the index by scanning the log from its
 /// begin address, which compaction keeps bounded.
 /// <para>
-/// No write runs while a checkpoint does (<see cref="WriteBarrier"/>): writers wait, reads go on. A checkpoint starts
+/// No write runs while a checkpoint starts (<see cref="WriteBarrier"/>): writers wait, reads go on. A checkpoint starts
 /// once the writes in flight have drained, so it holds every write admitted before it and none after: in Commit mode
 /// that is exactly the write-ahead log up to its tail at that moment, which is the position the checkpoint records
 /// (<see cref="WalPosition"/>). The log is committed up to that position before the checkpoint starts, so a recovered
@@ -29,12 +29,14 @@ namespace KeyValueStore.Durability;
 /// </para>
 /// <para>
 /// The barrier is what keeps the checkpoint's files as they were written. A fold-over checkpoint's tail is the log's
-/// tail when FASTER moves to the next version, so a record written while the checkpoint runs can land below that tail
-/// in the next version, and recovering the checkpoint then marks it invalid in place and writes its page back: a write
-/// to sectors whose checksums the checkpoint already recorded (<see cref="SectorChecksums"/>), which a power cut during
-/// recovery tears.
-/// Compaction's slices therefore run between checkpoints (<see cref="RunBetweenCheckpointsAsync{T}"/>), which also
-/// keeps a checkpoint from recording a slice's new begin address without all of its copies.
+/// tail when FASTER moves to the next version, so a record written before then would land below that tail in the next
+/// version, and recovering the checkpoint then marks it invalid in place and writes its page back: a write to sectors
+/// whose checksums the checkpoint already recorded (<see cref="SectorChecksums"/>), which a power cut during recovery
+/// tears. Once FASTER has fixed the tail (<see cref="CheckpointTailWatch"/>), everything below it is read-only and a
+/// write lands above it, where recovery does not look: writers go on then, while the checkpoint's pages flush and sync,
+/// rather than waiting for the disk.
+/// Compaction's slices run between whole checkpoints (<see cref="RunBetweenCheckpointsAsync{T}"/>), which also keeps a
+/// checkpoint from recording a slice's new begin address without all of its copies.
 /// </para>
 /// </remarks>
 internal sealed class Checkpointer : IAsyncDisposable
@@ -51,6 +53,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
     private readonly StoreFault _fault;
+    private readonly CheckpointTailWatch _tailWatch = new();
     private Task _periodic = Task.CompletedTask;
     private long _writesSinceCheckpoint;
     private int _logSizeCheckpointPending;
@@ -91,6 +94,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         _writeAheadLog = writeAheadLog;
         _timeProvider = timeProvider;
         _logger = logger;
+        store.UnsafeRegisterCallback(_tailWatch);
     }
 
     /// <summary>Gets the number of checkpoints completed since the store opened.</summary>
@@ -283,6 +287,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         using BackgroundWork.Running running = Checkpoints.Begin();
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
+        bool writersHeld = true;
         Guid token;
         WalPosition? walPosition = null;
         try
@@ -298,6 +303,7 @@ internal sealed class Checkpointer : IAsyncDisposable
                 _store.CommitCookie = walPosition.Value.ToCookie();
             }
 
+            Task tailFixed = _tailWatch.Arm();
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
             {
                 // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
@@ -306,14 +312,22 @@ internal sealed class Checkpointer : IAsyncDisposable
                 await Task.Yield();
             }
 
-            await WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync()).ConfigureAwait(false);
+            // Writers wait only until the checkpoint's tail is fixed; they write above it while its pages flush.
+            Task completed = WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync());
+            await Task.WhenAny(tailFixed, completed).ConfigureAwait(false);
+            writersHeld = false;
+            _writes.Open();
+            await completed.ConfigureAwait(false);
 
             // FASTER completes a checkpoint whose files failed to write: only the fault tells.
             _fault.ThrowIfFaulted();
         }
         finally
         {
-            _writes.Open();
+            if (writersHeld)
+            {
+                _writes.Open();
+            }
         }
 
         // Recorded before anything it replaces may go: recovery holds the store to this record (CheckpointRecord).
