@@ -13,8 +13,9 @@ namespace KeyValueStore.Compaction;
 /// One compaction pass: copies the live records below an address to the log's tail and moves the begin address past
 /// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
 /// (checked before each slice, and every few milliseconds while one copies), writers are held out until a slice brings
-/// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file; the
-/// caller's journal decides when to truncate.
+/// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file itself:
+/// the journal decides when the emptied segment files go, and a long pass asks it on the way (every quarter of the
+/// threshold), not only at its end.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
@@ -68,6 +69,9 @@ internal sealed class CompactionPass
         _timeProvider = timeProvider;
     }
 
+    /// <summary>How much log a pass compacts between two releases of its emptied segment files: a quarter of the threshold, at least a slice.</summary>
+    private long ReleaseEveryBytes => Math.Max(_sliceBytes, _policy.ThresholdBytes / 4);
+
     /// <summary>Compacts up to <paramref name="untilAddress"/>, a page boundary above the begin address.</summary>
     /// <param name="untilAddress">Where the pass ends.</param>
     /// <param name="cancellationToken">
@@ -81,6 +85,7 @@ internal sealed class CompactionPass
         long tailAtStart = _store.Log.TailAddress;
         long copied = 0;
         long diskBytesFreed = 0;
+        long releasedUntil = beginBefore;
         var backPressure = new BackPressureHold(this);
         try
         {
@@ -119,6 +124,14 @@ internal sealed class CompactionPass
                 copied += slice.CopiedBytes;
                 diskBytesFreed += slice.DiskBytesFreed;
                 sliceStart = sliceEnd;
+
+                // A long pass gives its emptied segment files back on the way, not only at its end (where the caller
+                // does): a durable journal checkpoints for that, so not after every slice.
+                if (sliceEnd < untilAddress && sliceEnd - releasedUntil >= ReleaseEveryBytes)
+                {
+                    await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
+                    releasedUntil = sliceEnd;
+                }
             }
         }
         finally

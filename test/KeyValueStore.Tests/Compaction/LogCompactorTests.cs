@@ -581,6 +581,69 @@ public class LogCompactorTests
         }
     }
 
+    /// <summary>
+    /// A durable store lets segment files go only after a checkpoint has recorded the new begin address. A long pass
+    /// once checkpointed only at its end, so the disk held every segment it emptied until then; it now releases them
+    /// every quarter of the threshold.
+    /// </summary>
+    [Fact]
+    public async Task ADurableStoresLongPass_ReleasesTheSegmentFilesItEmptied_BeforeItEnds()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        options.Durability = DurabilityMode.Checkpoint;
+        options.DeleteLogOnClose = false;
+        options.CheckpointIntervalMS = 3_600_000;
+        options.MemorySizeBits = 16;
+        await using var store = StoreFactory.Open(options);
+        const int Keys = 160_000;
+        for (int key = 0; key < Keys; key++)
+        {
+            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
+        }
+
+        long firstBegin = store.FasterKV.Log.BeginAddress;
+        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - firstBegin > 3 * CompactionPass.MinSliceBytes, "the log must span more than three slices");
+        long checkpointsBefore = store.Journal.DurableFlushes!.Value;
+        var segmentsLeftBelowEarlierSlices = new List<int>();
+        long previousFrom = firstBegin;
+        await using var compactor = new LogCompactor(
+            store.FasterKV,
+            async (fromAddress, untilAddress, writersHeld) =>
+            {
+                // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
+                if (previousFrom > firstBegin)
+                {
+                    long firstKept = previousFrom >> 20;
+                    await WaitUntilAsync(() => store.Layout!.Segments().All(segment => segment.Number >= firstKept), TimeSpan.FromSeconds(10));
+                    segmentsLeftBelowEarlierSlices.Add(store.Layout!.Segments().Count(segment => segment.Number < firstKept));
+                }
+
+                previousFrom = fromAddress;
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+            },
+            store.LiveBytes.EstimateAsync,
+            store.Journal,
+            store.Writes,
+            new StoreFault(),
+            store.Layout,
+            pageSizeBits: 12,
+            segmentSizeBits: 20,
+            new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
+            TimeProvider.System,
+            new RecordingLogger());
+
+        await compactor.CompactNowAsync();
+
+        Assert.True(segmentsLeftBelowEarlierSlices.Count >= 2, "the pass had fewer than four slices, so the test proves little");
+        Assert.All(segmentsLeftBelowEarlierSlices, left => Assert.Equal(0, left));
+        Assert.True(store.Journal.DurableFlushes!.Value - checkpointsBefore > 2, "the pass took no checkpoint on the way");
+        for (int key = 0; key < Keys; key++)
+        {
+            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
+        }
+    }
+
     /// <summary>A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the store's writers), with a copy of the test's.</summary>
     private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy) =>
         new(
