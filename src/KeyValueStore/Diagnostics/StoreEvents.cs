@@ -43,8 +43,8 @@ internal static partial class StoreEvents
     public static partial void CompactionBackPressure(ILogger logger, TimeSpan backPressure, long logBytes, long thresholdBytes);
 
     [LoggerMessage(EventId = 20, Level = LogLevel.Debug,
-        Message = "Checkpoint {Token} ({Reason}) completed: store version {Version} is on disk; took {Duration}.")]
-    public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration);
+        Message = "Checkpoint {Token} ({Reason}) completed: store version {Version} is on disk; took {Duration}, of which writers waited {WritersHeld} (until its tail was fixed).")]
+    public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration, TimeSpan writersHeld);
 
     [LoggerMessage(EventId = 21, Level = LogLevel.Information,
         Message = "Store recovered from checkpoint {Token} (version {Version}): log from {BeginAddress} to {TailAddress}; took {Duration}.")]

@@ -288,6 +288,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         long started = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         bool writersHeld = true;
+        TimeSpan heldFor = TimeSpan.Zero;
         Guid token;
         WalPosition? walPosition = null;
         try
@@ -317,6 +318,7 @@ internal sealed class Checkpointer : IAsyncDisposable
             await Task.WhenAny(tailFixed, completed).ConfigureAwait(false);
             writersHeld = false;
             _writes.Open();
+            heldFor = _timeProvider.GetElapsedTime(started);
             await completed.ConfigureAwait(false);
 
             // FASTER completes a checkpoint whose files failed to write: only the fault tells.
@@ -356,6 +358,6 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
 
         Interlocked.Increment(ref _checkpointCount);
-        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started));
+        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started), heldFor);
     }
 }
