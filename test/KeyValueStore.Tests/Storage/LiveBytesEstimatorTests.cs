@@ -1,5 +1,4 @@
 using System.Threading.Tasks;
-using KeyValueStore.Compaction;
 using KeyValueStore.Engine;
 using KeyValueStore.Tests.Support;
 
