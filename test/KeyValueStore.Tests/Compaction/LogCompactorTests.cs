@@ -10,6 +10,7 @@ using KeyValueStore.Concurrency;
 using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
+using KeyValueStore.Tests.Durability;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
 
@@ -456,10 +457,7 @@ public class LogCompactorTests
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
-        for (int key = 0; key < 20_000; key++)
-        {
-            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
-        }
+        await WritePatternedKeysAsync(store, 20_000);
 
         long logAtStart = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
         var policy = new CompactionThresholdPolicy(logAtStart);
@@ -492,10 +490,7 @@ public class LogCompactorTests
         Assert.True(closedDuringTheFirstSlice, "the writers were not held until the slice ended");
         Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero);
         Assert.False(store.Writes.IsClosed, "the pass left the writers held");
-        for (int key = 0; key < 20_000; key++)
-        {
-            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryPatternedKeyAsync(store, 20_000);
     }
 
     /// <summary>Cancelling a compaction stops it at the next slice; what it did stays done and nothing is lost.</summary>
@@ -505,10 +500,7 @@ public class LogCompactorTests
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
         const int Keys = 100_000;
-        for (int key = 0; key < Keys; key++)
-        {
-            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
-        }
+        await WritePatternedKeysAsync(store, Keys);
 
         Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
         using var cancellation = new CancellationTokenSource();
@@ -530,10 +522,7 @@ public class LogCompactorTests
         Assert.False(store.Writes.IsClosed);
         CompactionResult later = await compactor.CompactNowAsync();
         Assert.True(later.Compacted);
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryPatternedKeyAsync(store, Keys);
     }
 
     /// <summary>
@@ -546,10 +535,7 @@ public class LogCompactorTests
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
         const int Keys = 100_000;
-        for (int key = 0; key < Keys; key++)
-        {
-            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
-        }
+        await WritePatternedKeysAsync(store, Keys);
 
         long firstBegin = store.FasterKV.Log.BeginAddress;
         Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - firstBegin > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
@@ -562,10 +548,7 @@ public class LogCompactorTests
             {
                 if (fromAddress > firstBegin)
                 {
-                    // FASTER deletes them on a background task: give it time, then count what is left below this slice.
-                    long firstLiveSegment = fromAddress >> 20;
-                    await WaitUntilAsync(() => store.Layout!.Segments().All(segment => segment.Number >= firstLiveSegment), TimeSpan.FromSeconds(10));
-                    segmentsLeftBelowTheSlice.Add(store.Layout!.Segments().Count(segment => segment.Number < firstLiveSegment));
+                    segmentsLeftBelowTheSlice.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
@@ -575,10 +558,7 @@ public class LogCompactorTests
 
         Assert.True(segmentsLeftBelowTheSlice.Count >= 2, "the pass had fewer than three slices, so the test proves little");
         Assert.All(segmentsLeftBelowTheSlice, left => Assert.Equal(0, left));
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryPatternedKeyAsync(store, Keys);
     }
 
     /// <summary>
@@ -590,67 +570,50 @@ public class LogCompactorTests
     public async Task ADurableStoresLongPass_ReleasesTheSegmentFilesItEmptied_BeforeItEnds()
     {
         using var temp = new TempDirectory();
-        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
-        options.Durability = DurabilityMode.Checkpoint;
-        options.DeleteLogOnClose = false;
-        options.CheckpointIntervalMS = 3_600_000;
-        options.MemorySizeBits = 16;
-        await using var store = StoreFactory.Open(options);
+        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
         const int Keys = 160_000;
-        for (int key = 0; key < Keys; key++)
-        {
-            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
-        }
+        await WritePatternedKeysAsync(store, Keys);
 
         long firstBegin = store.FasterKV.Log.BeginAddress;
         Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - firstBegin > 3 * CompactionPass.MinSliceBytes, "the log must span more than three slices");
         long checkpointsBefore = store.Journal.DurableFlushes!.Value;
         var segmentsLeftBelowEarlierSlices = new List<int>();
         long previousFrom = firstBegin;
-        await using var compactor = new LogCompactor(
-            store.FasterKV,
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
+            new RecordingLogger(),
             async (fromAddress, untilAddress, writersHeld) =>
             {
                 // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
                 if (previousFrom > firstBegin)
                 {
-                    long firstKept = previousFrom >> 20;
-                    await WaitUntilAsync(() => store.Layout!.Segments().All(segment => segment.Number >= firstKept), TimeSpan.FromSeconds(10));
-                    segmentsLeftBelowEarlierSlices.Add(store.Layout!.Segments().Count(segment => segment.Number < firstKept));
+                    segmentsLeftBelowEarlierSlices.Add(await SegmentsLeftBelowAsync(store, previousFrom));
                 }
 
                 previousFrom = fromAddress;
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             },
-            store.LiveBytes.EstimateAsync,
-            store.Journal,
-            store.Writes,
-            new StoreFault(),
-            store.Layout,
-            pageSizeBits: 12,
-            segmentSizeBits: 20,
-            new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
-            TimeProvider.System,
-            new RecordingLogger());
+            store.Journal);
 
         await compactor.CompactNowAsync();
 
         Assert.True(segmentsLeftBelowEarlierSlices.Count >= 2, "the pass had fewer than four slices, so the test proves little");
         Assert.All(segmentsLeftBelowEarlierSlices, left => Assert.Equal(0, left));
         Assert.True(store.Journal.DurableFlushes!.Value - checkpointsBefore > 2, "the pass took no checkpoint on the way");
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryPatternedKeyAsync(store, Keys);
     }
 
-    /// <summary>A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the store's writers), with a copy of the test's.</summary>
-    private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy) =>
+    /// <summary>
+    /// A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the
+    /// store's writers), with a copy of the test's, and the store's journal or, by default, none.
+    /// </summary>
+    private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy, IWriteJournal? journal = null) =>
         new(
             store.FasterKV,
             copy,
             store.LiveBytes.EstimateAsync,
-            new NoJournal(store.FasterKV),
+            journal ?? new NoJournal(store.FasterKV),
             store.Writes,
             new StoreFault(),
             store.Layout,
@@ -659,6 +622,33 @@ public class LogCompactorTests
             policy,
             TimeProvider.System,
             logger);
+
+    private static async Task WritePatternedKeysAsync(FasterRecordStore store, int keys)
+    {
+        for (int key = 0; key < keys; key++)
+        {
+            await store.UpsertAsync(Key(key), PatternedValue(key, 100));
+        }
+    }
+
+    private static async Task AssertEveryPatternedKeyAsync(FasterRecordStore store, int keys)
+    {
+        for (int key = 0; key < keys; key++)
+        {
+            Assert.Equal(PatternedValue(key, 100), await ReadBytesAsync(store, key));
+        }
+    }
+
+    /// <summary>
+    /// How many segment files (of a megabyte: the low-memory stores') are still wholly below <paramref name="address"/>,
+    /// once FASTER's background deletion has had up to ten seconds to remove them.
+    /// </summary>
+    private static async Task<int> SegmentsLeftBelowAsync(FasterRecordStore store, long address)
+    {
+        long firstKept = address >> 20;
+        await WaitUntilAsync(() => store.Layout!.Segments().All(segment => segment.Number >= firstKept), TimeSpan.FromSeconds(10));
+        return store.Layout!.Segments().Count(segment => segment.Number < firstKept);
+    }
 
     private static async Task<bool> WaitUntilAsync(Func<bool> condition, TimeSpan limit)
     {

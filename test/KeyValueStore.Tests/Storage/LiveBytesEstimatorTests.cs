@@ -10,15 +10,20 @@ public class LiveBytesEstimatorTests
 
     private static byte[] Key(int i) => System.BitConverter.GetBytes(i);
 
+    private static async Task WriteEveryKeyAsync(FasterRecordStore store)
+    {
+        for (int key = 0; key < Keys; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[100]);
+        }
+    }
+
     [Fact]
     public async Task ALogWithEveryOtherKeyRewritten_SamplesAboutHalfLive()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
-        for (int key = 0; key < Keys; key++)
-        {
-            await store.UpsertAsync(Key(key), new byte[100]);
-        }
+        await WriteEveryKeyAsync(store);
 
         long firstRoundEnd = store.FasterKV.Log.TailAddress;
         for (int key = 0; key < Keys; key += 2)
@@ -37,10 +42,7 @@ public class LiveBytesEstimatorTests
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
-        for (int key = 0; key < Keys; key++)
-        {
-            await store.UpsertAsync(Key(key), new byte[100]);
-        }
+        await WriteEveryKeyAsync(store);
 
         for (int key = 0; key < Keys; key++)
         {
