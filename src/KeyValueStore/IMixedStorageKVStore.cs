@@ -92,6 +92,8 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     /// Stops the compaction before its next slice of a few megabytes; what it compacted so far stays compacted, and its
     /// files are deleted by the next compaction or checkpoint.
     /// </param>
+    /// <exception cref="StoreFaultedException">The store's disk failed, before or during the compaction.</exception>
+    /// <exception cref="CompactionFailedException">The storage engine failed while it compacted; nothing was lost and the store stays usable.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask<CompactionSummary> CompactAsync(CancellationToken cancellationToken = default);
 

@@ -266,6 +266,20 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
 
         _fault.ThrowIfFaulted();
+        try
+        {
+            return await PassUntilAsync(untilAddress, cancellationToken).ConfigureAwait(false);
+        }
+        catch (FasterException e)
+        {
+            // FASTER's own exceptions stop here: after a disk failure the store's fault says what happened; otherwise
+            // the pass failed inside FASTER, and as it moves the begin address only past what it copied, nothing is lost.
+            throw _fault.IsFaulted ? _fault.ToException() : new CompactionFailedException(e);
+        }
+    }
+
+    private async Task<CompactionResult> PassUntilAsync(long untilAddress, CancellationToken cancellationToken)
+    {
         using BackgroundWork.Running running = Passes.Begin();
         long started = _timeProvider.GetTimestamp();
         TimeSpan backPressureBefore = Statistics.BackPressure;

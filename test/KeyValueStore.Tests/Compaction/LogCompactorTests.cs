@@ -526,6 +526,38 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// FASTER throws its own <c>FasterException</c> from a copy's upsert or its own compaction: a caller gets this
+    /// library's typed exception instead, the store stays usable, and a later compaction finishes the job.
+    /// </summary>
+    [Fact]
+    public async Task AFasterExceptionDuringACopy_ReachesTheCallerAsCompactionFailed_AndLosesNothing()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Keys = 20_000;
+        await WritePatternedKeysAsync(store, Keys);
+        bool fail = true;
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(1L << 40),
+            new RecordingLogger(),
+            (fromAddress, untilAddress, writersHeld) => fail
+                ? throw new FASTER.core.FasterException("Entry does not fit on page")
+                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld));
+
+        var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
+
+        Assert.Contains("Entry does not fit on page", error.Message, StringComparison.Ordinal);
+        Assert.Contains("Nothing was lost", error.Message, StringComparison.Ordinal);
+        Assert.IsType<FASTER.core.FasterException>(error.InnerException);
+        Assert.False(store.Writes.IsClosed, "the failed pass left the writers held");
+        fail = false;
+        Assert.True((await compactor.CompactNowAsync()).Compacted);
+        await store.UpsertAsync(Key(Keys), PatternedValue(Keys, 100));
+        await AssertEveryPatternedKeyAsync(store, Keys + 1);
+    }
+
+    /// <summary>
     /// With nothing to recover, a slice's emptied segment files need not wait for the rest of its pass. They once did,
     /// and a long pass beside fast writers left the disk half again over the log (docs/benchmarks.md).
     /// </summary>

@@ -227,6 +227,55 @@ public class DiskFailureTests
     }
 
     /// <summary>
+    /// A compaction reads the log it compacts through FASTER's scan, which turns a failed page read into its own
+    /// <c>FasterException</c>: the caller must get the store's typed fault instead, and a reopen must hold everything.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.None)]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task ACompactionWhoseReadsFail_ThrowsStoreFaulted_AndAReopenHasEveryWrite(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        for (int version = 1; version <= 2; version++)
+        {
+            for (int i = 0; i < 3_000; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, version, 200));
+            }
+        }
+
+        if (mode != DurabilityMode.None)
+        {
+            await store.CheckpointAsync();
+        }
+
+        segments!.FailReads(FaultInjectingDevice.InputOutputError);
+
+        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
+        Assert.Contains("read", error.Message, StringComparison.Ordinal);
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 3)).AsTask().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        if (mode != DurabilityMode.None)
+        {
+            segments.FailReads(0);
+            await using var reopened = StoreFactory.Open(options);
+            for (int i = 0; i < 3_000; i++)
+            {
+                Assert.Equal(Value(i, 2, 200), await ReadAsync(reopened, i));
+            }
+        }
+    }
+
+    /// <summary>
     /// FASTER 2.6.5 logs a failed write of a checkpoint's files and carries on: the checkpoint "completes", and the
     /// previous one, the only complete checkpoint on disk, is deleted. The store must fail the checkpoint and keep
     /// the previous one.
