@@ -58,7 +58,8 @@ internal static class CrashStore
     /// <summary>Opens the store, its devices wrapped by <paramref name="power"/>'s when given (power-cut runs).</summary>
     public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null)
     {
-        StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode));
+        // Index checkpoints once an open would replay 4 MB (half the 8 MB table), so that crashes land during them too.
+        StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode)) with { MinReplayBytesForIndexCheckpoint = 4 << 20 };
         if (power is not null)
         {
             settings = settings with { WrapDevice = (device, _) => new PowerCutDevice(device, power) };

@@ -47,8 +47,8 @@ internal static partial class StoreEvents
     public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration, TimeSpan writersHeld);
 
     [LoggerMessage(EventId = 21, Level = LogLevel.Information,
-        Message = "Store recovered from checkpoint {Token} (version {Version}): log from {BeginAddress} to {TailAddress}; took {Duration}.")]
-    public static partial void StoreRecovered(ILogger logger, Guid token, long version, long beginAddress, long tailAddress, TimeSpan duration);
+        Message = "Store recovered from checkpoint {Token} (version {Version}): log from {BeginAddress} to {TailAddress}, index {Index}; took {Duration}.")]
+    public static partial void StoreRecovered(ILogger logger, Guid token, long version, long beginAddress, long tailAddress, string index, TimeSpan duration);
 
     [LoggerMessage(EventId = 22, Level = LogLevel.Warning,
         Message = "Skipped checkpoint metadata '{MetadataPath}': the checkpoint never completed (a crash interrupted it); recovering from the latest completed one.")]
@@ -85,4 +85,16 @@ internal static partial class StoreEvents
     [LoggerMessage(EventId = 30, Level = LogLevel.Warning,
         Message = "The write-ahead log in {Directory} ends with a flush that a crash cut short: its entry at address {TornAddress} is incomplete, so the log ends there (a commit record at {FoundEnd} came from the same unacknowledged flush). Nothing acknowledged was lost.")]
     public static partial void WriteAheadLogTornTailDropped(ILogger logger, string directory, long tornAddress, long foundEnd);
+
+    [LoggerMessage(EventId = 31, Level = LogLevel.Debug,
+        Message = "Index checkpoint {Token} taken: {Bytes} bytes; an open now replays the log from address {StartAddress} rather than {ReplayBytes} bytes of it; took {Duration}.")]
+    public static partial void IndexCheckpointTaken(ILogger logger, Guid token, long bytes, long replayBytes, long startAddress, TimeSpan duration);
+
+    [LoggerMessage(EventId = 32, Level = LogLevel.Warning,
+        Message = "Index checkpoint {Token} could not be recorded; the previous one, or the whole log, still serves the next open, which only takes longer.")]
+    public static partial void IndexCheckpointFailed(ILogger logger, Guid token, Exception exception);
+
+    [LoggerMessage(EventId = 33, Level = LogLevel.Warning,
+        Message = "Index checkpoint {Token} was not used, because {Reason}: the index is rebuilt from the whole log instead, which loses nothing but takes longer.")]
+    public static partial void IndexCheckpointNotUsed(ILogger logger, Guid token, string reason);
 }

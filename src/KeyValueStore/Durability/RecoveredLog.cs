@@ -4,8 +4,11 @@ using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
 
-/// <summary>A recovered store's FASTER log and, when there is one, its write-ahead log and the position to replay it from.</summary>
-internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, WriteAheadLog? WriteAheadLog, WalPosition ReplayFrom)
+/// <summary>
+/// A recovered store's FASTER log, the index checkpoint it was recovered with (null when there was none to use), and,
+/// when there is one, its write-ahead log and the position to replay it from.
+/// </summary>
+internal sealed record RecoveredLog(FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory CheckpointFiles, IndexCheckpointRecord? Index, WriteAheadLog? WriteAheadLog, WalPosition ReplayFrom)
 {
     /// <summary>Closes what recovery opened, for an open that fails after it; deletes nothing.</summary>
     public async ValueTask ReleaseAsync()

@@ -76,19 +76,25 @@ internal static class StoreRecovery
         try
         {
             (store, device, CheckpointDeviceFactory? checkpointFiles) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault);
+            IndexCheckpointRecord? index = null;
             if (point is not null)
             {
                 long started = timeProvider.GetTimestamp();
+                index = UsableIndexCheckpoint(record.Index, point, layout, logger);
 
-                // No index checkpoint is ever taken (see Checkpointer), so FASTER rebuilds the index from the log's begin address.
-                await store.RecoverAsync(default, point.Token).ConfigureAwait(false);
-                StoreEvents.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, timeProvider.GetElapsedTime(started));
+                // With an index checkpoint FASTER loads the index and replays the log from where that checkpoint started
+                // (or from the begin address, when compaction has moved it past there); without one, from the begin address.
+                await store.RecoverAsync(index?.Token ?? default, point.Token).ConfigureAwait(false);
+                string indexUsed = index is null
+                    ? "rebuilt from the whole log"
+                    : $"from index checkpoint {index.Token}, log replayed from address {Math.Max(index.StartLogicalAddress, point.BeginAddress)}";
+                StoreEvents.StoreRecovered(logger, point.Token, point.Version, store.Log.BeginAddress, store.Log.TailAddress, indexUsed, timeProvider.GetElapsedTime(started));
 
-                // FASTER asked to delete every checkpoint but the recovered one, which is the one the record names.
+                // FASTER asked to delete every checkpoint but the recovered ones, which are those the record names.
                 checkpointFiles!.DeleteReplacedCheckpoints();
             }
 
-            return new RecoveredLog(store, device, checkpointFiles!, writeAheadLog, replayFrom);
+            return new RecoveredLog(store, device, checkpointFiles!, index, writeAheadLog, replayFrom);
         }
         catch (Exception e)
         {
@@ -106,6 +112,26 @@ internal static class StoreRecovery
 
             throw;
         }
+    }
+
+    /// <summary>
+    /// The recorded index checkpoint, when <paramref name="point"/> may be recovered with it; null (and a warning when
+    /// there was one) otherwise. Without it recovery only takes longer: the log holds everything.
+    /// </summary>
+    private static IndexCheckpointRecord? UsableIndexCheckpoint(IndexCheckpointRecord? recorded, RecoveryPoint point, LogFileLayout layout, ILogger logger)
+    {
+        if (recorded is null)
+        {
+            return null;
+        }
+
+        if (recorded.ReasonNotToUseWith(point, layout) is { } reason)
+        {
+            StoreEvents.IndexCheckpointNotUsed(logger, recorded.Token, reason);
+            return null;
+        }
+
+        return recorded;
     }
 
     /// <summary>

@@ -147,8 +147,9 @@ internal static class StoreOpener
     private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, TimeProvider timeProvider, ILogger logger)
     {
         bool commitMode = settings.Durability == DurabilityMode.Commit;
+        var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
         var checkpointer = new Checkpointer(
-            recovered.Store, layout, recovered.CheckpointFiles, writes, commitMode ? recovered.WriteAheadLog : null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, commitMode ? recovered.WriteAheadLog : null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
         return commitMode
             ? new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider)
             : new CheckpointJournal(checkpointer, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.ReplayFrom, timeProvider, logger);

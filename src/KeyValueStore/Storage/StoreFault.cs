@@ -1,5 +1,6 @@
 using System;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace KeyValueStore.Storage;
 
@@ -41,6 +42,23 @@ internal sealed class StoreFault
 
         ThreadPool.UnsafeQueueUserWorkItem(static source => source.Cancel(), _faulted, preferLocal: false);
         return true;
+    }
+
+    /// <summary>
+    /// Waits for <paramref name="task"/>, which waits on FASTER's progress, or gives up on it once the disk has failed:
+    /// FASTER never retries a failed page flush, so the task would never complete.
+    /// </summary>
+    /// <exception cref="StoreFaultedException">The disk failed before the task completed.</exception>
+    public async Task WaitUnlessFaultedAsync(Task task)
+    {
+        try
+        {
+            await task.WaitAsync(Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (IsFaulted)
+        {
+            throw ToException();
+        }
     }
 
     /// <summary>The fence: throws once a failure is recorded, so that no write after it is acknowledged.</summary>

@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
+using Microsoft.Extensions.Logging.Abstractions;
 using static KeyValueStore.Tests.Durability.DurableStores;
 
 namespace KeyValueStore.Tests.Durability;
@@ -182,7 +183,7 @@ internal sealed class CorruptionFuzzer : IDisposable
     /// <summary>Opens the damaged copy and reads every key; returns what was wrong, or null.</summary>
     private async Task<string?> OpenAndCheckAsync(string directory, string damagedFile)
     {
-        await using FasterRecordStore store = StoreFactory.Open(Options(directory));
+        await using FasterRecordStore store = Open(directory);
         var wrong = new List<string>();
         foreach ((int key, byte[]? expected) in _acknowledged)
         {
@@ -210,11 +211,15 @@ internal sealed class CorruptionFuzzer : IDisposable
         return options;
     }
 
+    /// <summary>Opens the store with index checkpoints for a log this small, so that their files are damaged too.</summary>
+    private FasterRecordStore Open(string directory) =>
+        StoreOpener.Open(StoreSettingsValidator.Validate(Options(directory)) with { MinReplayBytesForIndexCheckpoint = 64 << 10 }, NullLogger.Instance);
+
     private async Task BuildImageAsync()
     {
         string live = Path.Combine(_root, "live");
         var random = new Random(7);
-        FasterRecordStore store = StoreFactory.Open(Options(live));
+        FasterRecordStore store = Open(live);
         try
         {
             for (int i = 0; i < Keys; i++)

@@ -29,7 +29,8 @@ namespace KeyValueStore.Durability;
 /// boundary. That sector is written again after the checkpoint, so its checksum file may describe newer bytes (see
 /// <see cref="SectorChecksums"/>), and FASTER may have changed lock and marker bits of its records in between.
 /// </param>
-internal sealed record CheckpointRecord(Guid? Token, long Version, long MetadataBytes, string MetadataCrc32C, string? TailSector = null)
+/// <param name="Index">The latest index checkpoint, to recover this checkpoint with; null when none was taken yet.</param>
+internal sealed record CheckpointRecord(Guid? Token, long Version, long MetadataBytes, string MetadataCrc32C, string? TailSector = null, IndexCheckpointRecord? Index = null)
 {
     /// <summary>The record of a store that has completed no checkpoint.</summary>
     public static CheckpointRecord None { get; } = new(null, 0, 0, "");
@@ -38,11 +39,11 @@ internal sealed record CheckpointRecord(Guid? Token, long Version, long Metadata
     public static CheckpointRecord? ReadIfExists(string path) =>
         ChecksummedJsonFile.ReadIfExists(path, CheckpointRecordJsonContext.Default.EnvelopeCheckpointRecord, CheckpointRecordJsonContext.Default.CheckpointRecord);
 
-    /// <summary>Records the completed checkpoint whose metadata file is <paramref name="metadataPath"/>.</summary>
-    public static CheckpointRecord Of(Guid token, long version, string metadataPath, byte[]? tailSector)
+    /// <summary>Records the completed checkpoint whose metadata file is <paramref name="metadataPath"/>, and the index checkpoint to recover it with.</summary>
+    public static CheckpointRecord Of(Guid token, long version, string metadataPath, byte[]? tailSector, IndexCheckpointRecord? index)
     {
         byte[] metadata = File.ReadAllBytes(metadataPath);
-        return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata), tailSector is null ? null : Convert.ToBase64String(tailSector));
+        return new CheckpointRecord(token, version, metadata.Length, CrcOf(metadata), tailSector is null ? null : Convert.ToBase64String(tailSector), index);
     }
 
     /// <summary>The tail sector's bytes before the tail, when this record names <paramref name="token"/> and has them.</summary>

@@ -54,6 +54,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly WriteAheadLog? _writeAheadLog;
     private readonly StoreFault _fault;
     private readonly CheckpointTailWatch _tailWatch = new();
+    private readonly IndexCheckpoints _indexCheckpoints;
     private Task _periodic = Task.CompletedTask;
     private long _writesSinceCheckpoint;
     private int _logSizeCheckpointPending;
@@ -65,6 +66,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="store">The store to checkpoint.</param>
     /// <param name="layout">The store's files: where the checkpoint record is written.</param>
     /// <param name="checkpointFiles">FASTER's checkpoint files: replaced checkpoints are deleted once the record names their replacement.</param>
+    /// <param name="indexCheckpoints">Takes an index checkpoint before a checkpoint when reopening would otherwise replay too much of the log.</param>
     /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
@@ -76,6 +78,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         FasterKV<SpanByte, SpanByte> store,
         LogFileLayout layout,
         CheckpointDeviceFactory checkpointFiles,
+        IndexCheckpoints indexCheckpoints,
         WriteBarrier writes,
         WriteAheadLog? writeAheadLog,
         StoreFault fault,
@@ -87,6 +90,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         _directories = directories;
         _segmentSizeBits = segmentSizeBits;
         _checkpointFiles = checkpointFiles;
+        _indexCheckpoints = indexCheckpoints;
         _fault = fault;
         _store = store;
         _layout = layout;
@@ -202,22 +206,6 @@ internal sealed class Checkpointer : IAsyncDisposable
         _stopping.Dispose();
     }
 
-    /// <summary>
-    /// Waits for FASTER's checkpoint, or gives up on it once the disk has failed: FASTER never retries a failed page
-    /// flush, so the checkpoint would wait for that page forever (with the write barrier closed, so would every writer).
-    /// </summary>
-    private async Task WaitUnlessFaultedAsync(ValueTask checkpoint)
-    {
-        try
-        {
-            await checkpoint.AsTask().WaitAsync(_fault.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (_fault.IsFaulted)
-        {
-            throw _fault.ToException();
-        }
-    }
-
     private static async Task IgnoreCancellation(Task task)
     {
         try
@@ -286,6 +274,10 @@ internal sealed class Checkpointer : IAsyncDisposable
         _fault.ThrowIfFaulted();
         using BackgroundWork.Running running = Checkpoints.Begin();
         long started = _timeProvider.GetTimestamp();
+
+        // Before the log checkpoint, which is then the first its index checkpoint can be recovered with; writers go on.
+        await _indexCheckpoints.TakeIfDueAsync().ConfigureAwait(false);
+        long writersHeldFrom = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         bool writersHeld = true;
         TimeSpan heldFor = TimeSpan.Zero;
@@ -314,11 +306,11 @@ internal sealed class Checkpointer : IAsyncDisposable
             }
 
             // Writers wait only until the checkpoint's tail is fixed; they write above it while its pages flush.
-            Task completed = WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync());
+            Task completed = _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask());
             await Task.WhenAny(tailFixed, completed).ConfigureAwait(false);
             writersHeld = false;
             _writes.Open();
-            heldFor = _timeProvider.GetElapsedTime(started);
+            heldFor = _timeProvider.GetElapsedTime(writersHeldFrom);
             await completed.ConfigureAwait(false);
 
             // FASTER completes a checkpoint whose files failed to write: only the fault tells.
@@ -340,7 +332,7 @@ internal sealed class Checkpointer : IAsyncDisposable
             _directories.FlushUpTo(Path.GetDirectoryName(metadataPath)!, _layout.Directory);
             RecoveryPoint completed = CheckpointInspector.Read(metadataPath);
             byte[]? tailSector = SectorChecksums.TailSectorBytes(_layout, _segmentSizeBits, completed.FinalLogicalAddress);
-            CheckpointRecord.Of(token, completed.Version, metadataPath, tailSector).WriteAtomically(_layout.CheckpointRecordPath, _directories);
+            CheckpointRecord.Of(token, completed.Version, metadataPath, tailSector, _indexCheckpoints.ToRecordWith(completed)).WriteAtomically(_layout.CheckpointRecordPath, _directories);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -350,6 +342,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
 
         _checkpointFiles.DeleteReplacedCheckpoints();
+        _indexCheckpoints.DeleteUnrecorded();
 
         // The checkpoint is durable, recorded, and holds everything below the position: the log may drop it.
         if (walPosition is { } position)
