@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
@@ -10,17 +11,28 @@ namespace KeyValueStore.Benchmarks.Compaction;
 /// <summary>
 /// Runs the overwrite workload round after round, with compaction off and with the scheduled
 /// compactor, and prints disk bytes per live byte and upsert throughput after each round: how disk
-/// use evolves over time, which a BenchmarkDotNet mean cannot show.
+/// use evolves over time, which a BenchmarkDotNet mean cannot show. With <c>--fail-above R</c> it is also the
+/// disk-bound soak (scripts/disk-bound-soak.sh): it exits with 1 when, past its first quarter of rounds (at least five),
+/// a round of the scheduled compactor ends with the disk over R times the live data.
 /// </summary>
 internal static class DiskUsageTimeline
 {
     public static async Task<int> RunAsync(ReadOnlyMemory<string> args)
     {
         int rounds = 40, keys = 10_000, valueSize = 1024, rate = 0;
+        double? failAbove = null;
+        bool skipOff = false;
         string? csvPath = null;
-        for (int i = 0; i + 1 < args.Length; i += 2)
+        for (int i = 0; i < args.Length; i += 2)
         {
-            string value = args.Span[i + 1];
+            if (args.Span[i] == "--skip-off")
+            {
+                skipOff = true;
+                i--;
+                continue;
+            }
+
+            string value = i + 1 < args.Length ? args.Span[i + 1] : "";
             switch (args.Span[i])
             {
                 case "--rounds": rounds = int.Parse(value, CultureInfo.InvariantCulture); break;
@@ -28,8 +40,9 @@ internal static class DiskUsageTimeline
                 case "--value-size": valueSize = int.Parse(value, CultureInfo.InvariantCulture); break;
                 case "--rate": rate = int.Parse(value, CultureInfo.InvariantCulture); break;
                 case "--csv": csvPath = value; break;
+                case "--fail-above": failAbove = double.Parse(value, CultureInfo.InvariantCulture); break;
                 default:
-                    Console.Error.WriteLine($"Unknown option '{args.Span[i]}'. Usage: disk-timeline [--rounds N] [--keys N] [--value-size BYTES] [--rate UPSERTS_PER_S] [--csv FILE]");
+                    Console.Error.WriteLine($"Unknown option '{args.Span[i]}'. Usage: disk-timeline [--rounds N] [--keys N] [--value-size BYTES] [--rate UPSERTS_PER_S] [--csv FILE] [--fail-above RATIO] [--skip-off]");
                     return 2;
             }
         }
@@ -39,7 +52,9 @@ internal static class DiskUsageTimeline
             + (rate > 0 ? $"writes paced at {rate} upserts/s." : "writes unpaced."));
         Console.WriteLine("| Compaction | Round | Upserts | Elapsed (s) | Round upserts/s | Disk (MB) | Disk/Live |");
         Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
-        foreach (CompactionMode mode in new[] { CompactionMode.Off, CompactionMode.Scheduled })
+        int steadyFrom = Math.Max(5, rounds / 4);
+        var overBound = new List<string>();
+        foreach (CompactionMode mode in skipOff ? new[] { CompactionMode.Scheduled } : new[] { CompactionMode.Off, CompactionMode.Scheduled })
         {
             await using var workload = new OverwriteWorkload(keys, valueSize, BenchmarkStoreOptions.For(mode));
             var total = Stopwatch.StartNew();
@@ -63,7 +78,13 @@ internal static class DiskUsageTimeline
                 long upserts = (long)(round + 1) * keys;
                 string line = string.Create(CultureInfo.InvariantCulture,
                     $"| {mode} | {round + 1} | {upserts} | {total.Elapsed.TotalSeconds:0.00} | {keys / roundSeconds:0} | {disk / 1048576.0:0.0} | {ratio:0.00} |");
-                if (round % 5 == 4 || round == rounds - 1)
+                bool over = mode == CompactionMode.Scheduled && round + 1 >= steadyFrom && ratio > failAbove;
+                if (over)
+                {
+                    overBound.Add(line);
+                }
+
+                if (round % 5 == 4 || round == rounds - 1 || over)
                 {
                     Console.WriteLine(line);
                 }
@@ -75,6 +96,14 @@ internal static class DiskUsageTimeline
         if (csvPath is not null)
         {
             await File.WriteAllTextAsync(csvPath, csv.ToString()).ConfigureAwait(false);
+        }
+
+        if (failAbove is double bound)
+        {
+            Console.WriteLine(overBound.Count == 0
+                ? string.Create(CultureInfo.InvariantCulture, $"Disk bound held: no round from {steadyFrom} on ended over {bound:0.##} times the live data.")
+                : string.Create(CultureInfo.InvariantCulture, $"Disk bound broken: {overBound.Count} rounds from {steadyFrom} on ended over {bound:0.##} times the live data (listed above)."));
+            return overBound.Count == 0 ? 0 : 1;
         }
 
         return 0;

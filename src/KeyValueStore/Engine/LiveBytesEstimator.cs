@@ -25,9 +25,12 @@ namespace KeyValueStore.Engine;
 /// than leaving a dead one behind. It is also the part a scan must not read: its records may still be being written.
 /// </para>
 /// <para>
-/// Writers go on while the records are checked, and a check finds dead a record superseded a moment before it. The
-/// checks overlap, each in its own session, so that they take little time, and the mutable part is taken as it was
-/// halfway through them: by then about half of what they will find superseded has been written.
+/// Writers go on while the windows are read and the records checked. What they append meanwhile replaces live records
+/// rather than adding to them, so it is not counted: the mutable part is taken as it was when the estimate began.
+/// (Counting it made an estimate of unpaced overwrites grow with the log it should bound: the disk went to 32 times
+/// the live data.) A check does find dead a record superseded a moment before it, so under heavy overwrites the
+/// estimate runs somewhat low; the checks overlap, each in its own session, to keep that moment short. Low is the
+/// safe side: compaction then runs earlier, never later.
 /// </para>
 /// <para>
 /// A window scanned from the disk loads into a frame the size of a page, so large pages get fewer windows
@@ -77,11 +80,10 @@ internal sealed class LiveBytesEstimator
     {
         long begin = _store.Log.BeginAddress;
         long readOnly = Math.Max(begin, _store.Log.SafeReadOnlyAddress);
+        long tail = Math.Max(readOnly, _store.Log.TailAddress);
         (long sampled, List<ScannedKey> records) = await ScanAsync(begin, readOnly).ConfigureAwait(false);
-        long tailBefore = _store.Log.TailAddress;
         long live = await CheckAsync(records).ConfigureAwait(false);
-        long tailHalfway = tailBefore + ((_store.Log.TailAddress - tailBefore) / 2);
-        return (long)((readOnly - begin) * new LiveBytesSample(sampled, live).LiveFraction) + (tailHalfway - readOnly);
+        return (long)((readOnly - begin) * new LiveBytesSample(sampled, live).LiveFraction) + (tail - readOnly);
     }
 
     /// <summary>Samples [<paramref name="fromAddress"/>, <paramref name="untilAddress"/>): how much of it is live.</summary>

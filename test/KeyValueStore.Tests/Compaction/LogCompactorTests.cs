@@ -177,6 +177,39 @@ public class LogCompactorTests
         }
     }
 
+    /// <summary>
+    /// The same chains through other keys' records, compacted with every writer held back (the log over the
+    /// back-pressure bound from the start), the path that once used FASTER's own lookup compaction.
+    /// </summary>
+    [Fact]
+    public async Task CompactionUnderBackPressure_OfKeysWhoseHashChainsRunThroughOtherKeysOnDisk_KeepsEveryKey()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        options.IndexNumBuckets = 1 << 6;
+        await using var store = StoreFactory.Open(options);
+        const int Keys = 20_000;
+        for (int round = 0; round < 2; round++)
+        {
+            for (int key = 0; key < Keys; key++)
+            {
+                await store.UpsertAsync(Key(key), PatternedValue(key + round, 40));
+            }
+        }
+
+        var policy = new CompactionThresholdPolicy(1);
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(store, policy, new RecordingLogger(), store.CopyLiveRecordsAsync);
+        CompactionResult result = await compactor.CompactNowAsync();
+
+        Assert.True(result.Compacted);
+        Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero, "the writers must have been held for every slice");
+        Assert.True(store.FasterKV.Log.BeginAddress > Keys * PinnedRecord.SizeInLog(sizeof(int), 40), "the compaction must pass the first round's records");
+        for (int key = 0; key < Keys; key++)
+        {
+            Assert.Equal(PatternedValue(key + 1, 40), await ReadBytesAsync(store, key));
+        }
+    }
+
     [Fact]
     public async Task CompactionRunningBesideConcurrentWritersAndDeleters_LeavesExactlyTheModel()
     {
@@ -467,11 +500,11 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress) =>
             {
                 if (Interlocked.Increment(ref slices) == 1)
                 {
-                    Assert.False(writersHeld);
+                    Assert.False(store.Writes.IsClosed);
 
                     // Writers push the log past the bound while this slice is still copying.
                     for (int key = 0; store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress < policy.BackPressureBytes; key++)
@@ -482,7 +515,7 @@ public class LogCompactorTests
                     closedDuringTheFirstSlice = await WaitUntilAsync(() => store.Writes.IsClosed, TimeSpan.FromSeconds(10));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             });
 
         await compactor.CompactNowAsync();
@@ -509,11 +542,11 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld) =>
+            (fromAddress, untilAddress) =>
             {
                 Interlocked.Increment(ref slices);
                 cancellation.Cancel();
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             });
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => compactor.CompactNowAsync(cancellation.Token));
@@ -541,9 +574,9 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld) => fail
+            (fromAddress, untilAddress) => fail
                 ? throw new FASTER.core.FasterException("Entry does not fit on page")
-                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld));
+                : store.CopyLiveRecordsAsync(fromAddress, untilAddress));
 
         var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
 
@@ -576,14 +609,14 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress) =>
             {
                 if (fromAddress > firstBegin)
                 {
                     segmentsLeftBelowTheSlice.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             });
 
         await compactor.CompactNowAsync();
@@ -615,7 +648,7 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress) =>
             {
                 // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
                 if (previousFrom > firstBegin)
@@ -624,7 +657,7 @@ public class LogCompactorTests
                 }
 
                 previousFrom = fromAddress;
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             },
             store.Journal);
 
@@ -735,7 +768,7 @@ public class LogCompactorTests
             store,
             policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
             logger,
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress) =>
             {
                 if (write is null)
                 {
@@ -748,7 +781,7 @@ public class LogCompactorTests
                 }
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             });
 
         CompactionResult result = await compactor.CompactNowAsync();
@@ -779,14 +812,14 @@ public class LogCompactorTests
         int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            (fromAddress, untilAddress, writersHeld) =>
+            (fromAddress, untilAddress) =>
             {
                 if (Interlocked.Increment(ref compactions) == 1)
                 {
                     throw new IOException("injected compaction failure");
                 }
 
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress);
             },
             store.LiveBytes.EstimateAsync,
             new NoJournal(store.FasterKV),

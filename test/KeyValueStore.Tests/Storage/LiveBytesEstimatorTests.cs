@@ -1,6 +1,9 @@
+using System;
 using System.Threading.Tasks;
 using KeyValueStore.Engine;
+using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
 
@@ -54,6 +57,53 @@ public class LiveBytesEstimatorTests
 
         Assert.True(sample.SampledBytes > 0);
         Assert.Equal(0, sample.LiveBytes);
+    }
+
+    /// <summary>
+    /// Writers go on while an estimate reads the disk. What they append then replaces live records rather than adding to
+    /// them; counting it live once made an estimate of unpaced overwrites grow with the log it should bound, and the
+    /// disk went to 32 times the live data (disk-timeline, docs/benchmarks.md).
+    /// </summary>
+    [Fact]
+    public async Task WhatWritersAppendWhileTheEstimateReads_IsNotCountedLive()
+    {
+        using var temp = new TempDirectory();
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
+        await WriteEveryKeyAsync(store);
+        long liveBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+
+        // The estimate's first read from the disk waits until the writers below have rewritten every key ten times.
+        segments!.HoldReads();
+        Task<long> estimate = store.LiveBytes.EstimateAsync();
+        Assert.True(await WaitUntilAsync(() => segments.HeldReads > 0), "the estimate never read the disk");
+        long tailBefore = store.FasterKV.Log.TailAddress;
+        for (int round = 0; round < 10; round++)
+        {
+            await WriteEveryKeyAsync(store);
+        }
+
+        long appended = store.FasterKV.Log.TailAddress - tailBefore;
+        segments.StopHoldingNewReads();
+        segments.ReleaseReads();
+        long estimated = await estimate.WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.True(appended >= 9 * liveBytes, $"only {appended} bytes appended");
+        Assert.True(estimated <= 2 * liveBytes, $"estimated {estimated} live bytes for a log of {liveBytes} bytes, all live when the estimate began, while writers appended {appended}");
+    }
+
+    private static async Task<bool> WaitUntilAsync(Func<bool> condition)
+    {
+        for (int i = 0; i < 1_000 && !condition(); i++)
+        {
+            await Task.Delay(10);
+        }
+
+        return condition();
     }
 
     [Fact]
