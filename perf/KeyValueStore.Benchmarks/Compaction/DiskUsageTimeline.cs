@@ -47,11 +47,11 @@ internal static class DiskUsageTimeline
             }
         }
 
-        var csv = new StringBuilder("mode,rate,round,upserts,elapsed_s,round_upserts_per_s,disk_bytes,live_bytes,disk_per_live\n");
+        var csv = new StringBuilder("mode,rate,round,upserts,elapsed_s,round_upserts_per_s,disk_bytes,log_bytes,live_bytes,disk_per_live\n");
         Console.WriteLine($"{keys} keys, {valueSize}-byte values, {rounds} rounds; every round overwrites every key once; "
             + (rate > 0 ? $"writes paced at {rate} upserts/s." : "writes unpaced."));
-        Console.WriteLine("| Compaction | Round | Upserts | Elapsed (s) | Round upserts/s | Disk (MB) | Disk/Live |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
+        Console.WriteLine("| Compaction | Round | Upserts | Elapsed (s) | Round upserts/s | Disk (MB) | Log (MB) | Disk/Live |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|");
         int steadyFrom = Math.Max(5, rounds / 4);
         var overBound = new List<string>();
         foreach (CompactionMode mode in skipOff ? new[] { CompactionMode.Scheduled } : new[] { CompactionMode.Off, CompactionMode.Scheduled })
@@ -74,10 +74,11 @@ internal static class DiskUsageTimeline
                 }
 
                 long disk = workload.DiskBytes();
+                long log = workload.Store.FasterKV.Log.TailAddress - workload.Store.FasterKV.Log.BeginAddress;
                 double ratio = (double)disk / workload.LiveBytes;
                 long upserts = (long)(round + 1) * keys;
                 string line = string.Create(CultureInfo.InvariantCulture,
-                    $"| {mode} | {round + 1} | {upserts} | {total.Elapsed.TotalSeconds:0.00} | {keys / roundSeconds:0} | {disk / 1048576.0:0.0} | {ratio:0.00} |");
+                    $"| {mode} | {round + 1} | {upserts} | {total.Elapsed.TotalSeconds:0.00} | {keys / roundSeconds:0} | {disk / 1048576.0:0.0} | {log / 1048576.0:0.0} | {ratio:0.00} |");
                 bool over = mode == CompactionMode.Scheduled && round + 1 >= steadyFrom && ratio > failAbove;
                 if (over)
                 {
@@ -89,7 +90,7 @@ internal static class DiskUsageTimeline
                     Console.WriteLine(line);
                 }
 
-                csv.Append(CultureInfo.InvariantCulture, $"{mode},{rate},{round + 1},{upserts},{total.Elapsed.TotalSeconds:0.000},{keys / roundSeconds:0},{disk},{workload.LiveBytes},{ratio:0.000}\n");
+                csv.Append(CultureInfo.InvariantCulture, $"{mode},{rate},{round + 1},{upserts},{total.Elapsed.TotalSeconds:0.000},{keys / roundSeconds:0},{disk},{log},{workload.LiveBytes},{ratio:0.000}\n");
             }
         }
 

@@ -151,6 +151,40 @@ internal sealed class CompactionPass
         return result;
     }
 
+    /// <summary>
+    /// Runs <paramref name="work"/> (the live estimate a pass is followed by) under the same watch as a slice: writers
+    /// that push the log over the back-pressure bound meanwhile are held until it ends, and held from the start when the
+    /// log is over the bound already. Nothing else holds them between passes, and an estimate that read the disk for 300
+    /// ms let unpaced writers take the log from 10 to 76 MB (disk-timeline, docs/benchmarks.md).
+    /// </summary>
+    public async Task<T> WatchingBackPressureAsync<T>(Func<Task<T>> work)
+    {
+        var backPressure = new BackPressureHold(this);
+        try
+        {
+            if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
+            {
+                await backPressure.EnterAsync().ConfigureAwait(false);
+            }
+
+            using var workDone = new CancellationTokenSource();
+            Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, workDone.Token);
+            try
+            {
+                return await work().ConfigureAwait(false);
+            }
+            finally
+            {
+                await workDone.CancelAsync().ConfigureAwait(false);
+                await watch.ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            backPressure.Release();
+        }
+    }
+
     /// <summary>Checks the log's size every <see cref="BackPressureWatchInterval"/> until the slice is done, and holds writers out once it is over the bound.</summary>
     private async Task HoldWritersOnceOverTheBoundAsync(BackPressureHold backPressure, CancellationToken sliceDone)
     {

@@ -291,7 +291,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             StoreEvents.CompactionBackPressure(_logger, heldBack, result.LogBytesBefore, _policy.ThresholdBytes);
         }
 
-        long liveBytes = await _estimateLiveBytes().ConfigureAwait(false);
+        long liveBytes = await _pass.WatchingBackPressureAsync(() => _estimateLiveBytes()).ConfigureAwait(false);
         long oldThreshold = _policy.ThresholdBytes;
         if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold)
         {
