@@ -18,8 +18,9 @@ namespace KeyValueStore.Compaction;
 /// threshold), not only at its end.
 /// </summary>
 /// <remarks>
-/// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys. Each
-/// slice's begin address moves only once its copies are in the log, and each slice runs between checkpoints
+/// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
+/// copies the faster way when back-pressure holds the writers anyway. Each slice's begin address moves only once its
+/// copies are in the log, and each slice runs between checkpoints
 /// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a slice copies are its live data: the policy sizes the next pass
 /// by the live share of this one (<see cref="CompactionThresholdPolicy.PassBytes"/>).
 /// </remarks>
@@ -111,7 +112,7 @@ internal sealed class CompactionPass
                     Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, sliceDone.Token);
                     try
                     {
-                        slice = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd)).ConfigureAwait(false);
+                        slice = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
                     }
                     finally
                     {
@@ -206,9 +207,9 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>
-    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd)
+    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld)
     {
-        long copied = await _copyLiveRecords(sliceStart, sliceEnd).ConfigureAwait(false);
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
         return new SliceDone(copied, DiskBytesEmptied(sliceStart, sliceEnd));
     }

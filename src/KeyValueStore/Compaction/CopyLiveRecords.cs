@@ -9,5 +9,9 @@ namespace KeyValueStore.Compaction;
 /// </summary>
 /// <param name="fromAddress">The log's begin address.</param>
 /// <param name="untilAddress">A page boundary above it.</param>
+/// <param name="writersHeld">
+/// Whether back-pressure holds every writer out while this runs: the engine may then copy the faster way, which is safe
+/// only with no write in flight.
+/// </param>
 /// <exception cref="StoreFaultedException">The store's disk failed while records were copied.</exception>
-internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress);
+internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld);

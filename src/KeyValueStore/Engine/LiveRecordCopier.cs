@@ -17,7 +17,7 @@ namespace KeyValueStore.Engine;
 /// <remarks>
 /// Why not FASTER's own compaction beside the writers: it links each copy with a hash entry it read before latching the
 /// bucket, so a write of that key in between leaves an unlinked record that later scans misread
-/// (<see cref="KeyStripeLocks"/>), and with every writer held it threw from inside FASTER under load
+/// (<see cref="KeyStripeLocks"/>); it runs only while back-pressure holds every writer out
 /// (<see cref="FasterRecordStore.CopyLiveRecordsAsync"/>). Here a copy is an upsert like any other, kept from the key's
 /// writes by the same stripe that keeps writes from each other, so only writes of the one stripe being copied wait, for
 /// one read and one upsert. The price is speed: a record still live costs two reads of it, so this copies about a third

@@ -158,23 +158,12 @@ public class LogCompactorTests
         MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
         options.IndexNumBuckets = 1 << 6;
         await using var store = StoreFactory.Open(options);
-        const int Keys = 20_000;
-        for (int round = 0; round < 2; round++)
-        {
-            for (int key = 0; key < Keys; key++)
-            {
-                await store.UpsertAsync(Key(key), PatternedValue(key + round, 40));
-            }
-        }
+        await WriteEveryCollidingKeyTwiceAsync(store);
 
         CompactionResult result = await store.CompactAsync();
 
         Assert.True(result.Compacted);
-        Assert.True(store.FasterKV.Log.BeginAddress > Keys * PinnedRecord.SizeInLog(sizeof(int), 40), "the compaction must pass the first round's records");
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(PatternedValue(key + 1, 40), await ReadBytesAsync(store, key));
-        }
+        await AssertTheSecondRoundOfEveryCollidingKeyAsync(store);
     }
 
     /// <summary>
@@ -188,14 +177,7 @@ public class LogCompactorTests
         MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
         options.IndexNumBuckets = 1 << 6;
         await using var store = StoreFactory.Open(options);
-        const int Keys = 20_000;
-        for (int round = 0; round < 2; round++)
-        {
-            for (int key = 0; key < Keys; key++)
-            {
-                await store.UpsertAsync(Key(key), PatternedValue(key + round, 40));
-            }
-        }
+        await WriteEveryCollidingKeyTwiceAsync(store);
 
         var policy = new CompactionThresholdPolicy(1);
         await using LogCompactor compactor = CompactorOnTheStoresBarrier(store, policy, new RecordingLogger(), store.CopyLiveRecordsAsync);
@@ -203,11 +185,7 @@ public class LogCompactorTests
 
         Assert.True(result.Compacted);
         Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero, "the writers must have been held for every slice");
-        Assert.True(store.FasterKV.Log.BeginAddress > Keys * PinnedRecord.SizeInLog(sizeof(int), 40), "the compaction must pass the first round's records");
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(PatternedValue(key + 1, 40), await ReadBytesAsync(store, key));
-        }
+        await AssertTheSecondRoundOfEveryCollidingKeyAsync(store);
     }
 
     [Fact]
@@ -500,11 +478,11 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress) =>
+            async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (Interlocked.Increment(ref slices) == 1)
                 {
-                    Assert.False(store.Writes.IsClosed);
+                    Assert.False(writersHeld);
 
                     // Writers push the log past the bound while this slice is still copying.
                     for (int key = 0; store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress < policy.BackPressureBytes; key++)
@@ -515,7 +493,7 @@ public class LogCompactorTests
                     closedDuringTheFirstSlice = await WaitUntilAsync(() => store.Writes.IsClosed, TimeSpan.FromSeconds(10));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             });
 
         await compactor.CompactNowAsync();
@@ -583,11 +561,11 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress) =>
+            (fromAddress, untilAddress, writersHeld) =>
             {
                 Interlocked.Increment(ref slices);
                 cancellation.Cancel();
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             });
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => compactor.CompactNowAsync(cancellation.Token));
@@ -615,9 +593,9 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress) => fail
+            (fromAddress, untilAddress, writersHeld) => fail
                 ? throw new FASTER.core.FasterException("Entry does not fit on page")
-                : store.CopyLiveRecordsAsync(fromAddress, untilAddress));
+                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld));
 
         var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
 
@@ -650,14 +628,14 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            async (fromAddress, untilAddress) =>
+            async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (fromAddress > firstBegin)
                 {
                     segmentsLeftBelowTheSlice.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             });
 
         await compactor.CompactNowAsync();
@@ -689,7 +667,7 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
             new RecordingLogger(),
-            async (fromAddress, untilAddress) =>
+            async (fromAddress, untilAddress, writersHeld) =>
             {
                 // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
                 if (previousFrom > firstBegin)
@@ -698,7 +676,7 @@ public class LogCompactorTests
                 }
 
                 previousFrom = fromAddress;
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             },
             store.Journal);
 
@@ -728,6 +706,29 @@ public class LogCompactorTests
             policy,
             TimeProvider.System,
             logger);
+
+    private const int CollidingKeys = 20_000;
+
+    /// <summary>Two rounds over keys that, with 64 hash buckets, share their chains with many others.</summary>
+    private static async Task WriteEveryCollidingKeyTwiceAsync(FasterRecordStore store)
+    {
+        for (int round = 0; round < 2; round++)
+        {
+            for (int key = 0; key < CollidingKeys; key++)
+            {
+                await store.UpsertAsync(Key(key), PatternedValue(key + round, 40));
+            }
+        }
+    }
+
+    private static async Task AssertTheSecondRoundOfEveryCollidingKeyAsync(FasterRecordStore store)
+    {
+        Assert.True(store.FasterKV.Log.BeginAddress > CollidingKeys * PinnedRecord.SizeInLog(sizeof(int), 40), "the compaction must pass the first round's records");
+        for (int key = 0; key < CollidingKeys; key++)
+        {
+            Assert.Equal(PatternedValue(key + 1, 40), await ReadBytesAsync(store, key));
+        }
+    }
 
     private static async Task WritePatternedKeysAsync(FasterRecordStore store, int keys)
     {
@@ -809,7 +810,7 @@ public class LogCompactorTests
             store,
             policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
             logger,
-            async (fromAddress, untilAddress) =>
+            async (fromAddress, untilAddress, writersHeld) =>
             {
                 if (write is null)
                 {
@@ -822,7 +823,7 @@ public class LogCompactorTests
                 }
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             });
 
         CompactionResult result = await compactor.CompactNowAsync();
@@ -853,14 +854,14 @@ public class LogCompactorTests
         int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            (fromAddress, untilAddress) =>
+            (fromAddress, untilAddress, writersHeld) =>
             {
                 if (Interlocked.Increment(ref compactions) == 1)
                 {
                     throw new IOException("injected compaction failure");
                 }
 
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
             },
             store.LiveBytes.EstimateAsync,
             new NoJournal(store.FasterKV),

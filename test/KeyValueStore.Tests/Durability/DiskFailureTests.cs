@@ -92,14 +92,19 @@ public class DiskFailureTests
     }
 
     /// <summary>
-    /// FASTER's compaction is synchronous: when the disk fails under it, its thread waits forever for a page flush. The
-    /// compaction must end with a typed error all the same, and with the write barrier it closed open again.
+    /// A compaction waits on the disk: its copies need page flushes, which FASTER never retries once one failed, and its
+    /// scan loads pages, which turns a failed read into FASTER's own <c>FasterException</c>. Either way the compaction
+    /// must end with the store's typed fault, with the write barrier it closed open again, and a reopen must hold
+    /// everything.
     /// </summary>
     [Theory]
-    [InlineData(DurabilityMode.None)]
-    [InlineData(DurabilityMode.Checkpoint)]
-    [InlineData(DurabilityMode.Commit)]
-    public async Task ACompactionRunningWhenTheDiskFails_EndsWithStoreFaulted_AndNothingHangs(DurabilityMode mode)
+    [InlineData(DurabilityMode.None, false)]
+    [InlineData(DurabilityMode.Checkpoint, false)]
+    [InlineData(DurabilityMode.Commit, false)]
+    [InlineData(DurabilityMode.None, true)]
+    [InlineData(DurabilityMode.Checkpoint, true)]
+    [InlineData(DurabilityMode.Commit, true)]
+    public async Task ACompactionRunningWhenTheDiskFails_EndsWithStoreFaulted_AndNothingHangs(DurabilityMode mode, bool readsFail)
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
@@ -124,15 +129,24 @@ public class DiskFailureTests
             await store.CheckpointAsync();
         }
 
-        segments!.FailWrites(FaultInjectingDevice.NoSpaceLeft);
+        if (readsFail)
+        {
+            segments!.FailReads(FaultInjectingDevice.InputOutputError);
+        }
+        else
+        {
+            segments!.FailWrites(FaultInjectingDevice.NoSpaceLeft);
+        }
 
-        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
+        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
+        Assert.Contains(readsFail ? "read" : "write", error.Message, StringComparison.Ordinal);
         await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 3)).AsTask().WaitAsync(HangLimit));
         await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 2_999).WaitAsync(HangLimit));
         await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
 
         if (mode != DurabilityMode.None)
         {
+            segments.FailReads(0);
             segments.FailWrites(0);
             await using var reopened = StoreFactory.Open(options);
             for (int i = 0; i < 3_000; i++)
@@ -222,55 +236,6 @@ public class DiskFailureTests
             for (int i = 0; i < 3_000; i++)
             {
                 Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
-            }
-        }
-    }
-
-    /// <summary>
-    /// A compaction reads the log it compacts through FASTER's scan, which turns a failed page read into its own
-    /// <c>FasterException</c>: the caller must get the store's typed fault instead, and a reopen must hold everything.
-    /// </summary>
-    [Theory]
-    [InlineData(DurabilityMode.None)]
-    [InlineData(DurabilityMode.Checkpoint)]
-    [InlineData(DurabilityMode.Commit)]
-    public async Task ACompactionWhoseReadsFail_ThrowsStoreFaulted_AndAReopenHasEveryWrite(DurabilityMode mode)
-    {
-        using var temp = new TempDirectory();
-        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
-        for (int version = 1; version <= 2; version++)
-        {
-            for (int i = 0; i < 3_000; i++)
-            {
-                await store.UpsertAsync(Key(i), Value(i, version, 200));
-            }
-        }
-
-        if (mode != DurabilityMode.None)
-        {
-            await store.CheckpointAsync();
-        }
-
-        segments!.FailReads(FaultInjectingDevice.InputOutputError);
-
-        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
-        Assert.Contains("read", error.Message, StringComparison.Ordinal);
-        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 3)).AsTask().WaitAsync(HangLimit));
-        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
-
-        if (mode != DurabilityMode.None)
-        {
-            segments.FailReads(0);
-            await using var reopened = StoreFactory.Open(options);
-            for (int i = 0; i < 3_000; i++)
-            {
-                Assert.Equal(Value(i, 2, 200), await ReadAsync(reopened, i));
             }
         }
     }
