@@ -485,12 +485,7 @@ public class LogCompactorTests
                     Assert.False(writersHeld);
 
                     // Writers push the log past the bound while this slice is still copying.
-                    for (int key = 0; store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress < policy.BackPressureBytes; key++)
-                    {
-                        await store.UpsertAsync(Key(key), PatternedValue(key, 100)).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
-                    }
-
-                    closedDuringTheFirstSlice = await WaitUntilAsync(() => store.Writes.IsClosed, TimeSpan.FromSeconds(10));
+                    closedDuringTheFirstSlice = await PushTheLogOverTheBoundAsync(store, policy);
                 }
 
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
@@ -529,12 +524,7 @@ public class LogCompactorTests
                 Assert.False(store.Writes.IsClosed);
 
                 // Writers push the log past the bound while the estimate is still reading.
-                for (int key = 0; store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress < policy.BackPressureBytes; key++)
-                {
-                    await store.UpsertAsync(Key(key), PatternedValue(key, 100)).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
-                }
-
-                closedDuringTheEstimate = await WaitUntilAsync(() => store.Writes.IsClosed, TimeSpan.FromSeconds(10));
+                closedDuringTheEstimate = await PushTheLogOverTheBoundAsync(store, policy);
                 return await store.LiveBytes.EstimateAsync();
             });
 
@@ -706,6 +696,17 @@ public class LogCompactorTests
             policy,
             TimeProvider.System,
             logger);
+
+    /// <summary>Writes until the log is over the back-pressure bound; returns whether the writers were then held within ten seconds.</summary>
+    private static async Task<bool> PushTheLogOverTheBoundAsync(FasterRecordStore store, CompactionThresholdPolicy policy)
+    {
+        for (int key = 0; store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress < policy.BackPressureBytes; key++)
+        {
+            await store.UpsertAsync(Key(key), PatternedValue(key, 100)).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+        }
+
+        return await WaitUntilAsync(() => store.Writes.IsClosed, TimeSpan.FromSeconds(10));
+    }
 
     private const int CollidingKeys = 20_000;
 
