@@ -568,11 +568,14 @@ public class LogCompactorTests
     }
 
     /// <summary>
-    /// FASTER throws its own <c>FasterException</c> from a copy's upsert or its own compaction: a caller gets this
-    /// library's typed exception instead, the store stays usable, and a later compaction finishes the job.
+    /// FASTER throws its own <c>FasterException</c> from a copy's upsert or its own compaction, and its lookup compaction
+    /// has thrown <c>NullReferenceException</c> under load: a caller gets this library's typed exception instead, the
+    /// store stays usable, and a later compaction finishes the job.
     /// </summary>
-    [Fact]
-    public async Task AFasterExceptionDuringACopy_ReachesTheCallerAsCompactionFailed_AndLosesNothing()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AFasterExceptionDuringACopy_ReachesTheCallerAsCompactionFailed_AndLosesNothing(bool nullReference)
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
@@ -584,14 +587,14 @@ public class LogCompactorTests
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
             (fromAddress, untilAddress, writersHeld) => fail
-                ? throw new FASTER.core.FasterException("Entry does not fit on page")
+                ? throw (nullReference ? new NullReferenceException("in TryCopyToTail") : new FASTER.core.FasterException("Entry does not fit on page"))
                 : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld));
 
         var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
 
-        Assert.Contains("Entry does not fit on page", error.Message, StringComparison.Ordinal);
+        Assert.Contains(nullReference ? "in TryCopyToTail" : "Entry does not fit on page", error.Message, StringComparison.Ordinal);
         Assert.Contains("Nothing was lost", error.Message, StringComparison.Ordinal);
-        Assert.IsType<FASTER.core.FasterException>(error.InnerException);
+        Assert.IsType(nullReference ? typeof(NullReferenceException) : typeof(FASTER.core.FasterException), error.InnerException);
         Assert.False(store.Writes.IsClosed, "the failed pass left the writers held");
         fail = false;
         Assert.True((await compactor.CompactNowAsync()).Compacted);
