@@ -21,8 +21,9 @@ namespace KeyValueStore.Compaction;
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
 /// copies the faster way when back-pressure holds the writers anyway. Each slice's begin address moves only once its
 /// copies are in the log, and each slice runs between checkpoints
-/// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a slice copies are its live data: the policy sizes the next pass
-/// by the live share of this one (<see cref="CompactionThresholdPolicy.PassBytes"/>).
+/// (<see cref="IWriteJournal.RunBetweenCheckpointsAsync{T}"/>): a checkpoint waits for at most one slice. The bytes a
+/// slice copies are its live data: the policy sizes the next pass by the live share of this one
+/// (<see cref="CompactionThresholdPolicy.PassBytes"/>).
 /// </remarks>
 internal sealed class CompactionPass
 {

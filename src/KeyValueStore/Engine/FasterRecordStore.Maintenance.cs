@@ -63,23 +63,14 @@ internal sealed partial class FasterRecordStore
     internal LiveBytesEstimator LiveBytes => _liveBytes;
 
     /// <summary>FASTER's lookup compaction up to <paramref name="untilAddress"/>, a page boundary; returns the bytes it appended, all copies since no writer runs.</summary>
-    private async Task<long> CompactWithWritersHeldAsync(long untilAddress)
-    {
-        try
+    private Task<long> CompactWithWritersHeldAsync(long untilAddress) =>
+        // FASTER's compaction is synchronous: when the disk fails, its thread waits forever for a page flush that will
+        // never come. Stop waiting for it (writes are refused by then); the thread and its session stay parked.
+        _fault.WaitUnlessFaultedAsync(Task.Run(() =>
         {
-            // FASTER's compaction is synchronous: when the disk fails, its thread waits forever for a page flush that
-            // will never come. Stop waiting for it (writes are refused by then); the thread and its session stay parked.
-            return await Task.Run(() =>
-            {
-                long tailBefore = FasterKV.Log.TailAddress;
-                using StoreSession session = NewSession();
-                session.Compact(untilAddress, CompactionType.Lookup);
-                return FasterKV.Log.TailAddress - tailBefore;
-            }).WaitAsync(_fault.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (_fault.IsFaulted)
-        {
-            throw _fault.ToException();
-        }
-    }
+            long tailBefore = FasterKV.Log.TailAddress;
+            using StoreSession session = NewSession();
+            session.Compact(untilAddress, CompactionType.Lookup);
+            return FasterKV.Log.TailAddress - tailBefore;
+        }));
 }

@@ -108,8 +108,8 @@ internal sealed class LiveBytesEstimator
         // A scan blocks its thread while it loads a page from the disk: one thread of the pool for all the windows, one
         // after the other (more, on a small machine, starve the pool, and every operation of the store waits for it to
         // grow), and given up once the disk has failed.
-        List<Window> windows = await Task.Run(() => WindowStarts(fromAddress, untilAddress).Select(start => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1))).ToList())
-            .WaitAsync(_fault.Token)
+        List<Window> windows = await _fault.WaitUnlessFaultedAsync(
+            Task.Run(() => WindowStarts(fromAddress, untilAddress).Select(start => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1))).ToList()))
             .ConfigureAwait(false);
         return (windows.Sum(window => window.Bytes), windows.SelectMany(window => window.Records).ToList());
     }

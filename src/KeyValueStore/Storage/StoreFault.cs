@@ -46,19 +46,30 @@ internal sealed class StoreFault
 
     /// <summary>
     /// Waits for <paramref name="task"/>, which waits on FASTER's progress, or gives up on it once the disk has failed:
-    /// FASTER never retries a failed page flush, so the task would never complete.
+    /// FASTER never retries a failed page flush, so the task would never complete. Whatever the task throws once the
+    /// disk has failed (FASTER turns a failed page read into its own exception) is the failure's doing: the caller gets
+    /// the store's fault.
     /// </summary>
     /// <exception cref="StoreFaultedException">The disk failed before the task completed.</exception>
-    public async Task WaitUnlessFaultedAsync(Task task)
+    public Task WaitUnlessFaultedAsync(Task task) => WaitUnlessFaultedAsync(AsResult(task));
+
+    /// <inheritdoc cref="WaitUnlessFaultedAsync(Task)"/>
+    public async Task<T> WaitUnlessFaultedAsync<T>(Task<T> task)
     {
         try
         {
-            await task.WaitAsync(Token).ConfigureAwait(false);
+            return await task.WaitAsync(Token).ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (IsFaulted)
+        catch (Exception e) when (e is not StoreFaultedException && IsFaulted)
         {
             throw ToException();
         }
+    }
+
+    private static async Task<bool> AsResult(Task task)
+    {
+        await task.ConfigureAwait(false);
+        return true;
     }
 
     /// <summary>The fence: throws once a failure is recorded, so that no write after it is acknowledged.</summary>

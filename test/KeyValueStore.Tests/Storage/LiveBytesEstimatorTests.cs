@@ -96,6 +96,25 @@ public class LiveBytesEstimatorTests
         Assert.True(estimated <= 2 * liveBytes, $"estimated {estimated} live bytes for a log of {liveBytes} bytes, all live when the estimate began, while writers appended {appended}");
     }
 
+    /// <summary>An estimate that reads the disk as it fails ends with the store's typed fault, as its contract says.</summary>
+    [Fact]
+    public async Task AnEstimateWhoseReadsFail_ThrowsStoreFaulted()
+    {
+        using var temp = new TempDirectory();
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
+        await WriteEveryKeyAsync(store);
+
+        segments!.FailReads(FaultInjectingDevice.InputOutputError);
+
+        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.LiveBytes.EstimateAsync().WaitAsync(TimeSpan.FromSeconds(30)));
+        Assert.Contains("read", error.Message, StringComparison.Ordinal);
+    }
+
     private static async Task<bool> WaitUntilAsync(Func<bool> condition)
     {
         for (int i = 0; i < 1_000 && !condition(); i++)

@@ -67,7 +67,7 @@ internal sealed class IndexCheckpoints
     public IndexCheckpointRecord? Latest { get; private set; }
 
     /// <summary>Gets how much of the log an open would replay now: from the latest index checkpoint's start, or the log's begin.</summary>
-    public long ReplayBytes
+    private long ReplayBytes
     {
         get
         {
