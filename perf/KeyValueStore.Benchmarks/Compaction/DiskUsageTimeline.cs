@@ -23,26 +23,19 @@ internal static class DiskUsageTimeline
         double? failAbove = null;
         bool skipOff = false;
         string? csvPath = null;
-        for (int i = 0; i < args.Length; i += 2)
+        for (int i = 0; i < args.Length; i++)
         {
-            if (args.Span[i] == "--skip-off")
-            {
-                skipOff = true;
-                i--;
-                continue;
-            }
-
-            string value = i + 1 < args.Length ? args.Span[i + 1] : "";
             switch (args.Span[i])
             {
-                case "--rounds": rounds = int.Parse(value, CultureInfo.InvariantCulture); break;
-                case "--keys": keys = int.Parse(value, CultureInfo.InvariantCulture); break;
-                case "--value-size": valueSize = int.Parse(value, CultureInfo.InvariantCulture); break;
-                case "--rate": rate = int.Parse(value, CultureInfo.InvariantCulture); break;
-                case "--csv": csvPath = value; break;
-                case "--fail-above": failAbove = double.Parse(value, CultureInfo.InvariantCulture); break;
+                case "--rounds" when i + 1 < args.Length: rounds = int.Parse(args.Span[++i], CultureInfo.InvariantCulture); break;
+                case "--keys" when i + 1 < args.Length: keys = int.Parse(args.Span[++i], CultureInfo.InvariantCulture); break;
+                case "--value-size" when i + 1 < args.Length: valueSize = int.Parse(args.Span[++i], CultureInfo.InvariantCulture); break;
+                case "--rate" when i + 1 < args.Length: rate = int.Parse(args.Span[++i], CultureInfo.InvariantCulture); break;
+                case "--csv" when i + 1 < args.Length: csvPath = args.Span[++i]; break;
+                case "--fail-above" when i + 1 < args.Length: failAbove = double.Parse(args.Span[++i], CultureInfo.InvariantCulture); break;
+                case "--skip-off": skipOff = true; break;
                 default:
-                    Console.Error.WriteLine($"Unknown option '{args.Span[i]}'. Usage: disk-timeline [--rounds N] [--keys N] [--value-size BYTES] [--rate UPSERTS_PER_S] [--csv FILE] [--fail-above RATIO] [--skip-off]");
+                    Console.Error.WriteLine($"Unknown option '{args.Span[i]}', or its value is missing. Usage: disk-timeline [--rounds N] [--keys N] [--value-size BYTES] [--rate UPSERTS_PER_S] [--csv FILE] [--fail-above RATIO] [--skip-off]");
                     return 2;
             }
         }
@@ -101,7 +94,9 @@ internal static class DiskUsageTimeline
 
         if (failAbove is double bound)
         {
-            Console.WriteLine(overBound.Count == 0
+            Console.WriteLine(rounds < steadyFrom
+                ? $"Disk bound not checked: the bound applies from round {steadyFrom}, and the run had {rounds}."
+                : overBound.Count == 0
                 ? string.Create(CultureInfo.InvariantCulture, $"Disk bound held: no round from {steadyFrom} on ended over {bound:0.##} times the live data.")
                 : string.Create(CultureInfo.InvariantCulture, $"Disk bound broken: {overBound.Count} rounds from {steadyFrom} on ended over {bound:0.##} times the live data (listed above)."));
             return overBound.Count == 0 ? 0 : 1;
