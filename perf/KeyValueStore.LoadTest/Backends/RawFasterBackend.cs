@@ -96,8 +96,10 @@ internal sealed class RawFasterBackend : ILoadTestBackend
         (Status status, PooledBuffer value) result;
         try
         {
-            // Completes the read, from the log's memory or, pending, from the file.
-            result = (await PinnedRecord.ReadAsync(session, key.Span).ConfigureAwait(false)).Complete();
+            // Completes the read, from the log's memory or, pending, from the file (the store's own way: PinnedRecord.TryRead says why).
+            result = PinnedRecord.TryRead(session, key.Span, locate: false, out Status status, out PooledBuffer found)
+                ? (status, found)
+                : await PendingRead.CompleteAsync(session).ConfigureAwait(false);
         }
         finally
         {

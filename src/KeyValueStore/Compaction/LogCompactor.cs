@@ -270,12 +270,11 @@ internal sealed class LogCompactor : IAsyncDisposable
         {
             return await PassUntilAsync(untilAddress, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is FasterException or NullReferenceException)
+        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
         {
-            // FASTER's own exceptions stop here: after a disk failure the store's fault says what happened; otherwise
-            // the pass failed inside FASTER, and as it moves the begin address only past what it copied, nothing is lost.
-            // FASTER 2.6.5's lookup compaction (used under back-pressure) has thrown NullReferenceException from
-            // TryCopyToTail under load (docs/architecture.md), so that one is FASTER's too.
+            // Whatever the engine throws inside a pass stops here (FASTER's own exceptions, an unexpected read result):
+            // after a disk failure the store's fault says what happened; otherwise the pass failed, and as it moves the
+            // begin address only past the slices it finished, nothing is lost.
             throw _fault.IsFaulted ? _fault.ToException() : new CompactionFailedException(e);
         }
     }

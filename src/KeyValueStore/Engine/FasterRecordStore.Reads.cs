@@ -49,8 +49,12 @@ internal sealed partial class FasterRecordStore
         while (true)
         {
             long beginAddress = FasterKV.Log.BeginAddress;
-            var result = await _epochNudger.WaitAsync(PinnedRecord.ReadAsync(session, key.Span)).ConfigureAwait(false);
-            (bool found, PooledBuffer value, bool sealBroken) = OpenReadResult(key.Span, result);
+            if (!PinnedRecord.TryRead(session, key.Span, locate: false, out Status status, out PooledBuffer read))
+            {
+                (status, read) = await _epochNudger.WaitAsync(PendingRead.CompleteAsync(session)).ConfigureAwait(false);
+            }
+
+            (bool found, PooledBuffer value, bool sealBroken) = OpenReadResult(key.Span, status, read);
             if (sealBroken)
             {
                 throw await ChecksumMismatchOfAsync(session, key).ConfigureAwait(false);
@@ -85,10 +89,8 @@ internal sealed partial class FasterRecordStore
     /// Turns a completed read into (found, value), checking the value's checksum when the store keeps them; a value that
     /// fails it is given back and reported as a broken seal.
     /// </summary>
-    private (bool Found, PooledBuffer Value, bool SealBroken) OpenReadResult(ReadOnlySpan<byte> key, FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty> result)
+    private (bool Found, PooledBuffer Value, bool SealBroken) OpenReadResult(ReadOnlySpan<byte> key, Status status, PooledBuffer value)
     {
-        (Status status, PooledBuffer value) = result.Complete();
-
         // A read from a failing disk ends as "not found" (see FaultReportingDevice), which must not reach the caller.
         if (_fault.IsFaulted)
         {
@@ -121,7 +123,7 @@ internal sealed partial class FasterRecordStore
     /// </summary>
     private async ValueTask<ValueChecksumMismatchException> ChecksumMismatchOfAsync(StoreSession session, ReadOnlyMemory<byte> key)
     {
-        RecordLocation? found = await RecordLocation.OfLatestAsync(session, key, _epochNudger, _fault).ConfigureAwait(false);
+        RecordLocation? found = await RecordLocation.OfLatestAsync(session, key, _fault).ConfigureAwait(false);
 
         // Nothing is found only when the key was deleted in between: then no address is known.
         return ChecksumMismatchAt(found?.Address ?? 0);

@@ -174,7 +174,7 @@ internal sealed class LiveBytesEstimator
         for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
         {
             ScannedKey record = records[i];
-            if (await RecordLocation.OfLatestAsync(session, record.Key, _epochNudger, _fault).ConfigureAwait(false) == record.Location)
+            if (await RecordLocation.OfLatestAsync(session, record.Key, _fault).ConfigureAwait(false) == record.Location)
             {
                 live += record.Size;
             }

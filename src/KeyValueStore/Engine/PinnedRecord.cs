@@ -34,26 +34,29 @@ internal static unsafe class PinnedRecord
         }
     }
 
-    public static ValueTask<FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty>> ReadAsync(
-        StoreSession session, ReadOnlySpan<byte> key)
+    /// <summary>
+    /// Starts a read of <paramref name="key"/>'s value, or, with <paramref name="locate"/>, of where its latest record
+    /// lies (<see cref="RecordLocation"/>), through FASTER's synchronous read API. Returns false when the read went to
+    /// the disk: <see cref="PendingRead"/> then finishes it.
+    /// </summary>
+    /// <remarks>
+    /// Not FASTER's <c>ReadAsync</c>: when a read that went to the disk finds that newer records of its key's chain have
+    /// meanwhile left memory, FASTER 2.6.5 issues it again, and <c>ReadAsyncResult.Complete()</c> then disposes the
+    /// pending state (the pooled key and input buffers) that the second issue still uses, and issues the read once more.
+    /// The buffers went back to FASTER's pool while in use: a locating read returned the key's value, a later read in
+    /// another session found nothing for a key that was there (<c>LocatingReadTests</c>), deletes missed live keys, and
+    /// reads spun issuing disk reads for good. The synchronous API hands the pending state to the second issue.
+    /// </remarks>
+    public static bool TryRead(StoreSession session, ReadOnlySpan<byte> key, bool locate, out Status status, out PooledBuffer output)
     {
+        byte locateFlag = 1;
         fixed (byte* keyPointer = key)
         {
             var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
-            return session.ReadAsync(ref keySpanByte);
-        }
-    }
-
-    /// <summary>Reads where <paramref name="key"/>'s latest record lies (<see cref="RecordLocation"/>) rather than its value.</summary>
-    public static ValueTask<FasterKV<SpanByte, SpanByte>.ReadAsyncResult<SpanByte, PooledBuffer, Empty>> LocateAsync(
-        StoreSession session, ReadOnlySpan<byte> key)
-    {
-        byte locate = 1;
-        fixed (byte* keyPointer = key)
-        {
-            var keySpanByte = SpanByte.FromPointer(keyPointer, key.Length);
-            var input = SpanByte.FromPointer(&locate, 1);
-            return session.ReadAsync(ref keySpanByte, ref input);
+            SpanByte input = locate ? SpanByte.FromPointer(&locateFlag, 1) : default;
+            output = default;
+            status = session.Read(ref keySpanByte, ref input, ref output);
+            return !status.IsPending;
         }
     }
 

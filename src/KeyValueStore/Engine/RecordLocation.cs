@@ -8,7 +8,7 @@ namespace KeyValueStore.Engine;
 
 /// <summary>
 /// Where the record a read found lies: its address and the address before it in its hash chain, as FASTER handed them
-/// to the reader callback. A locating read (<see cref="PinnedRecord.LocateAsync"/>) returns this instead of the value.
+/// to the reader callback. A locating read (<see cref="PinnedRecord.TryRead"/>) returns this instead of the value.
 /// </summary>
 /// <remarks>
 /// Why not the read's <see cref="RecordMetadata"/>: in FASTER 2.6.5, for a read that went to the disk it holds the
@@ -24,10 +24,19 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
 
     /// <summary>Where <paramref name="key"/>'s latest live record lies, by a locating read in <paramref name="session"/>; null when it has none (absent or deleted).</summary>
     /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
-    public static async ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, EpochNudger epochNudger, StoreFault fault)
+    /// <remarks>
+    /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why); one that went to the disk is
+    /// waited for on the thread pool, and given up on if the store faults meanwhile: after a failed flush FASTER can
+    /// spin for good inside a read from the disk, waiting for a page to close (seen in CI, where it hung a compaction
+    /// after the disk-failure test). The thread stays with it.
+    /// </remarks>
+    public static async ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, StoreFault fault)
     {
-        var read = await epochNudger.WaitAsync(PinnedRecord.LocateAsync(session, key.Span), fault).ConfigureAwait(false);
-        (Status status, PooledBuffer output) = read.Complete();
+        if (!PinnedRecord.TryRead(session, key.Span, locate: true, out Status status, out PooledBuffer output))
+        {
+            (status, output) = await fault.WaitUnlessFaultedAsync(Task.Run(() => PendingRead.Complete(session))).ConfigureAwait(false);
+        }
+
         RecordLocation? latest = status.Found ? From(output) : null;
         fault.ThrowIfFaulted();
         return latest;
@@ -46,9 +55,17 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
     }
 
     /// <summary>Reads a location out of a locating read's output and gives the buffer back.</summary>
+    /// <exception cref="InvalidOperationException">The read returned something else (the compaction asking fails, and moves nothing).</exception>
     private static RecordLocation From(PooledBuffer output)
     {
         ReadOnlySpan<byte> bytes = output.Span;
+        if (bytes.Length != EncodedLength)
+        {
+            int length = bytes.Length;
+            output.Return();
+            throw new InvalidOperationException($"A locating read returned {length} bytes, not the {EncodedLength} of a record's location: the engine read a value where it was asked for a location.");
+        }
+
         var location = new RecordLocation(BinaryPrimitives.ReadInt64LittleEndian(bytes), BinaryPrimitives.ReadInt64LittleEndian(bytes[sizeof(long)..]));
         output.Return();
         return location;
