@@ -25,16 +25,16 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
     /// <summary>Where <paramref name="key"/>'s latest live record lies, by a locating read in <paramref name="session"/>; null when it has none (absent or deleted).</summary>
     /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
     /// <remarks>
-    /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why); one that went to the disk is
-    /// waited for on the thread pool, and given up on if the store faults meanwhile: after a failed flush FASTER can
-    /// spin for good inside a read from the disk, waiting for a page to close (seen in CI, where it hung a compaction
-    /// after the disk-failure test). The thread stays with it.
+    /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why). One that went to the disk is
+    /// finished from the thread pool, and given up on if the store faults meanwhile: after a failed flush FASTER can spin
+    /// for good inside a read from the disk, waiting for a page to close (seen in CI, where it hung a compaction after
+    /// the disk-failure test). The thread stays with it.
     /// </remarks>
     public static async ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, StoreFault fault)
     {
         if (!PinnedRecord.TryRead(session, key.Span, locate: true, out Status status, out PooledBuffer output))
         {
-            (status, output) = await fault.WaitUnlessFaultedAsync(Task.Run(() => PendingRead.Complete(session))).ConfigureAwait(false);
+            (status, output) = await fault.WaitUnlessFaultedAsync(Task.Run(() => PendingRead.CompleteAsync(session).AsTask())).ConfigureAwait(false);
         }
 
         RecordLocation? latest = status.Found ? From(output) : null;
