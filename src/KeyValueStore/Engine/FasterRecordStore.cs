@@ -81,7 +81,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
-        _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _epochNudger, _fault, settings.PageSizeBits);
+        _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
     }
 

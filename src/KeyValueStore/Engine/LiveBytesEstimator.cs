@@ -57,16 +57,14 @@ internal sealed class LiveBytesEstimator
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
     private readonly Func<StoreSession> _newSession;
-    private readonly EpochNudger _epochNudger;
     private readonly StoreFault _fault;
     private readonly int _pageSizeBits;
     private readonly long _pageMask;
 
-    public LiveBytesEstimator(FasterKV<SpanByte, SpanByte> store, Func<StoreSession> newSession, EpochNudger epochNudger, StoreFault fault, int pageSizeBits)
+    public LiveBytesEstimator(FasterKV<SpanByte, SpanByte> store, Func<StoreSession> newSession, StoreFault fault, int pageSizeBits)
     {
         _store = store;
         _newSession = newSession;
-        _epochNudger = epochNudger;
         _fault = fault;
         _pageSizeBits = pageSizeBits;
         _pageMask = (1L << pageSizeBits) - 1;

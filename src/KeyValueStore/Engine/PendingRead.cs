@@ -1,3 +1,4 @@
+using System;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
@@ -21,13 +22,19 @@ internal static class PendingRead
         while (true)
         {
             await session.ReadyToCompletePendingAsync().ConfigureAwait(false);
-            session.CompletePendingWithOutputs(out var completed, wait: false);
+            bool nothingPending = session.CompletePendingWithOutputs(out var completed, wait: false);
             using (completed)
             {
                 if (completed.Next())
                 {
                     return (completed.Current.Status, completed.Current.Output);
                 }
+            }
+
+            // Rather than wait for good on a read that is no longer there.
+            if (nothingPending)
+            {
+                throw new InvalidOperationException("A read FASTER left pending ended without an output.");
             }
         }
     }

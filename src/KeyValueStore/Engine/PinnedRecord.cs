@@ -44,7 +44,7 @@ internal static unsafe class PinnedRecord
     /// meanwhile left memory, FASTER 2.6.5 issues it again, and <c>ReadAsyncResult.Complete()</c> then disposes the
     /// pending state (the pooled key and input buffers) that the second issue still uses, and issues the read once more.
     /// The buffers went back to FASTER's pool while in use: a locating read returned the key's value, a later read in
-    /// another session found nothing for a key that was there (<c>LocatingReadTests</c>), deletes missed live keys, and
+    /// another session found nothing for a key that was there (<c>ReissuedReadTests</c>), deletes missed live keys, and
     /// reads spun issuing disk reads for good. The synchronous API hands the pending state to the second issue.
     /// </remarks>
     public static bool TryRead(StoreSession session, ReadOnlySpan<byte> key, bool locate, out Status status, out PooledBuffer output)
