@@ -3,7 +3,6 @@ using System.Threading.Tasks;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
 
@@ -68,17 +67,12 @@ public class LiveBytesEstimatorTests
     public async Task WhatWritersAppendWhileTheEstimateReads_IsNotCountedLive()
     {
         using var temp = new TempDirectory();
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
+        await using var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out FaultInjectingDevice segments);
         await WriteEveryKeyAsync(store);
         long liveBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
 
         // The estimate's first read from the disk waits until the writers below have rewritten every key ten times.
-        segments!.HoldReads();
+        segments.HoldReads();
         Task<long> estimate = store.LiveBytes.EstimateAsync();
         Assert.True(await WaitUntilAsync(() => segments.HeldReads > 0), "the estimate never read the disk");
         long tailBefore = store.FasterKV.Log.TailAddress;
@@ -101,15 +95,10 @@ public class LiveBytesEstimatorTests
     public async Task AnEstimateWhoseReadsFail_ThrowsStoreFaulted()
     {
         using var temp = new TempDirectory();
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        await using var store = StoreOpener.Open(settings, NullLogger.Instance);
+        await using var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out FaultInjectingDevice segments);
         await WriteEveryKeyAsync(store);
 
-        segments!.FailReads(FaultInjectingDevice.InputOutputError);
+        segments.FailReads(FaultInjectingDevice.InputOutputError);
 
         var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.LiveBytes.EstimateAsync().WaitAsync(TimeSpan.FromSeconds(30)));
         Assert.Contains("read", error.Message, StringComparison.Ordinal);

@@ -4,7 +4,6 @@ using System.Threading.Tasks;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
 
@@ -21,12 +20,11 @@ public class ReissuedReadTests
     public async Task ALocatingRead_WhoseKeyGetsANewerRecordThatLeavesMemoryWhileItWaits_ReturnsTheNewerRecordsLocation()
     {
         using var temp = new TempDirectory();
-        FaultInjectingDevice? device = null;
-        await using var store = OpenStore(temp.Path, wrapped => device = wrapped);
+        await using var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out FaultInjectingDevice device);
         var fault = new StoreFault();
         using var session = store.NewSession();
 
-        Task<RecordLocation?> locate = ReissuedWhileAnotherVersionLeavesMemoryAsync(store, device!, () => RecordLocation.OfLatestAsync(session, Key, fault).AsTask());
+        Task<RecordLocation?> locate = ReissuedWhileAnotherVersionLeavesMemoryAsync(store, device, () => RecordLocation.OfLatestAsync(session, Key, fault).AsTask());
         RecordLocation? located = await locate.WaitAsync(TimeSpan.FromSeconds(30));
 
         using var fresh = store.NewSession();
@@ -40,10 +38,9 @@ public class ReissuedReadTests
     public async Task ARead_WhoseKeyGetsANewerRecordThatLeavesMemoryWhileItWaits_ReturnsAVersion_AndLaterReadsTheNewerOne()
     {
         using var temp = new TempDirectory();
-        FaultInjectingDevice? device = null;
-        await using var store = OpenStore(temp.Path, wrapped => device = wrapped);
+        await using var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out FaultInjectingDevice device);
 
-        Task<(bool Found, PooledBuffer Value)> read = ReissuedWhileAnotherVersionLeavesMemoryAsync(store, device!, () => store.ReadAsync(Key).AsTask());
+        Task<(bool Found, PooledBuffer Value)> read = ReissuedWhileAnotherVersionLeavesMemoryAsync(store, device, () => store.ReadAsync(Key).AsTask());
         (bool found, PooledBuffer value) = await read.WaitAsync(TimeSpan.FromSeconds(30));
 
         // The read overlapped the second upsert: either version is a right answer, nothing else is.
@@ -56,15 +53,6 @@ public class ReissuedReadTests
     private static byte[] Key => BitConverter.GetBytes(7);
 
     private static byte[] Value(int version) => Encoding.UTF8.GetBytes($"version {version} ".PadRight(100, '#'));
-
-    private static FasterRecordStore OpenStore(string directory, Func<FaultInjectingDevice, FaultInjectingDevice> keep)
-    {
-        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(directory)) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? keep(new FaultInjectingDevice(inner)) : inner,
-        };
-        return StoreOpener.Open(settings, NullLogger.Instance);
-    }
 
     /// <summary>
     /// Writes version 1 of the key and evicts it, starts <paramref name="start"/> with the disk holding its read, then

@@ -24,6 +24,19 @@ internal static class StoreFactory
         TimeBetweenLogCompactionsMS = -1,
     };
 
+    /// <summary>The low-memory store with its segment files behind a <see cref="Support.FaultInjectingDevice"/> the test controls.</summary>
+    public static FasterRecordStore OpenLowMemoryWithFaultInjection(string directory, out Support.FaultInjectingDevice segments)
+    {
+        Support.FaultInjectingDevice? wrapped = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(LowMemory(directory)) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? wrapped = new Support.FaultInjectingDevice(inner) : inner,
+        };
+        FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        segments = wrapped!;
+        return store;
+    }
+
     public static FasterRecordStore Open(MixedStorageKVStoreOptions options, ILogger? logger = null, TimeProvider? timeProvider = null) =>
         StoreOpener.Open(StoreSettingsValidator.Validate(options), logger ?? NullLogger.Instance, timeProvider);
 }
