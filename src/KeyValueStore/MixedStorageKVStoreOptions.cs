@@ -72,6 +72,24 @@ public sealed class MixedStorageKVStoreOptions
     /// </remarks>
     public long InitialLogCompactionThresholdBytes { get; set; }
 
+    /// <summary>Gets or sets the most bytes the log may hold: a hard budget for its segment files, the bulk of the store's disk.</summary>
+    /// <value>The default value is 0: no budget, the log is kept to about two to three times the live data. Otherwise at
+    /// least twice the log's memory size and two segments.</value>
+    /// <remarks>
+    /// The log is measured from its begin address to its tail. Compaction starts early enough to keep it under the budget
+    /// and holds writers back at the budget at the latest; a write that finds the log full asks compaction for room and
+    /// waits for it. Only when compaction leaves the log full (the live data itself fills the budget) is a write refused,
+    /// with <see cref="LogDiskBudgetExceededException"/>; nothing of it is written. Deletes are always accepted, and the
+    /// next write after one asks compaction again. Writers that arrive together may pass the budget by the writes they
+    /// make. Needs scheduled compaction (<see cref="TimeBetweenLogCompactionsMS"/>).
+    /// <para>
+    /// On top of the budget come segments compaction emptied but a checkpoint has yet to release (durable stores), the
+    /// checkpoint files and, in <see cref="DurabilityMode.Commit"/> mode, the write-ahead log. A budget near the live data
+    /// makes compaction copy that data often for little room: give it at least twice the data you expect to keep.
+    /// </para>
+    /// </remarks>
+    public long LogDiskBudgetBytes { get; set; }
+
     /// <summary>Gets or sets the most FASTER sessions the store opens. An operation that finds every session busy waits asynchronously for one; no thread is blocked.</summary>
     /// <value>The default value is 128. Allowed: 1 to 4096.</value>
     /// <remarks>

@@ -6,4 +6,5 @@ namespace KeyValueStore.LoadTest.Backends;
 /// <param name="ValueSize">Bytes per value.</param>
 /// <param name="MemorySizeBytes">--memory-size: log memory of the FASTER store; other backends ignore it.</param>
 /// <param name="Compaction">--compaction: whether this store compacts its log; other backends ignore it.</param>
-internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes, bool Compaction = true);
+/// <param name="DiskBudgetBytes">--disk-budget: this store's <see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>, 0 for none; other backends ignore it.</param>
+internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes, bool Compaction = true, long DiskBudgetBytes = 0);

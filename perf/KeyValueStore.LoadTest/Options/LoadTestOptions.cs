@@ -43,6 +43,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --compaction: whether this store's scheduled compaction runs (on by default), so that a run can show its cost against one without it.</summary>
     public bool Compaction { get; init; } = true;
 
+    /// <summary>Gets --disk-budget: the typed and faster backends' hard budget for their log in bytes (<see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>); 0 for none.</summary>
+    public long DiskBudgetBytes { get; init; }
+
     /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
     public string? Directory { get; init; }
 

@@ -20,7 +20,7 @@ internal static class OptionParser
     private static readonly string[] Valued =
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
-        "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction",
+        "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -45,6 +45,7 @@ internal static class OptionParser
             Backend = backend,
             MemorySizeBytes = Get(given, "--memory-size", options.MemorySizeBytes, ParseMemorySize),
             Compaction = Get(given, "--compaction", options.Compaction, ParseOnOff),
+            DiskBudgetBytes = Get(given, "--disk-budget", options.DiskBudgetBytes, ParseDiskBudget),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
@@ -186,6 +187,17 @@ internal static class OptionParser
         if (!ByteSize.TryParse(text, out long bytes) || bytes < OptionRanges.MinMemorySize || bytes > OptionRanges.MaxMemorySize || !BitOperations.IsPow2(bytes))
         {
             throw new InvalidOptionException($"--memory-size must be {OptionRanges.MemorySize}, in bytes or with a k, m, g or t suffix (FASTER's log memory is a power of two); got '{text}'.");
+        }
+
+        return bytes;
+    }
+
+    /// <summary>A size the store itself then checks against its memory and segment sizes when it opens.</summary>
+    private static long ParseDiskBudget(string text)
+    {
+        if (!ByteSize.TryParse(text, out long bytes) || bytes < 0)
+        {
+            throw new InvalidOptionException($"--disk-budget must be a size in bytes or with a k, m, g or t suffix, or 0 for none; got '{text}'.");
         }
 
         return bytes;

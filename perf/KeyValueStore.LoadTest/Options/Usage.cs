@@ -40,6 +40,7 @@ internal static class Usage
 
         Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the typed and faster backends [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
         Option(text, "--compaction on|off", "scheduled compaction of the typed and faster backends [on]; off shows what it costs");
+        Option(text, "--disk-budget SIZE", "hard budget for the typed and faster backends' log (LogDiskBudgetBytes) [0: none]");
         Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
         Option(text, "--json FILE", "also write the results as JSON to FILE");
         Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");

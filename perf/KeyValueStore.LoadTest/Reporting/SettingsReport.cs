@@ -15,6 +15,7 @@ internal sealed record SettingsReport(
     long? MemorySizeBytes,
     long? PageSizeBytes,
     bool? Compaction,
+    long? DiskBudgetBytes,
     string RunDirectory,
     bool Verify,
     long Seed);

@@ -35,6 +35,11 @@ internal static class TextReport
             Line(text, "compaction", $"off (--compaction off): the log only grows");
         }
 
+        if (settings.DiskBudgetBytes is long budget)
+        {
+            Line(text, "disk budget", $"{ByteSize.Format(budget)} of log at most (--disk-budget)");
+        }
+
         Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");
         Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
         text.WriteLine();

@@ -216,6 +216,7 @@ internal sealed class LoadTestRunner
         _options.Backend.UsesMemorySize ? _options.MemorySizeBytes : null,
         _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.PageSizeBits(_options.MemorySizeBytes, _options.ValueSize) : null,
         _options.Backend.UsesMemorySize ? _options.Compaction : null,
+        _options.Backend.UsesMemorySize && _options.DiskBudgetBytes > 0 ? _options.DiskBudgetBytes : null,
         runDirectory,
         _options.Verify,
         _options.Seed);

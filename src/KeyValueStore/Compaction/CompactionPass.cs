@@ -27,8 +27,17 @@ namespace KeyValueStore.Compaction;
 /// </remarks>
 internal sealed class CompactionPass
 {
-    /// <summary>The least a slice covers, rounded down to whole pages (and at least one): the begin address moves once per slice.</summary>
+    /// <summary>
+    /// The least a slice covers, rounded down to whole pages (and at least one): the begin address moves once per slice.
+    /// Under a small budget, an eighth of the budget instead (<see cref="BudgetPerSlice"/>).
+    /// </summary>
     public const long MinSliceBytes = 4L << 20;
+
+    /// <summary>
+    /// How many slices a log disk budget holds at least: a slice's copies reach the tail before its begin address moves,
+    /// so the log can pass the budget by one slice's live records.
+    /// </summary>
+    public const long BudgetPerSlice = 8;
 
     /// <summary>How often, while a slice copies beside the writers, the log's size is checked against the back-pressure bound.</summary>
     public static readonly TimeSpan BackPressureWatchInterval = TimeSpan.FromMilliseconds(10);
@@ -66,7 +75,7 @@ internal sealed class CompactionPass
         _layout = layout;
         _segmentSizeBits = segmentSizeBits;
         _pageSizeMask = (1L << pageSizeBits) - 1;
-        _sliceBytes = Math.Max(1L << pageSizeBits, MinSliceBytes & ~_pageSizeMask);
+        _sliceBytes = Math.Max(1L << pageSizeBits, Math.Min(MinSliceBytes, policy.BudgetBytes / BudgetPerSlice) & ~_pageSizeMask);
         _timeProvider = timeProvider;
     }
 

@@ -6,7 +6,7 @@ namespace KeyValueStore.Compaction;
 /// Decides when compaction runs and when it holds writers back, from the log's size (begin to tail: what the segment
 /// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
 /// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
-/// at or over <see cref="BackPressureBytes"/>, half as much again, a pass keeps writers out until a slice brings it
+/// at or over <see cref="BackPressureBytes"/>, half as much again (at most the budget), a pass keeps writers out until a slice brings it
 /// back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
 /// threshold (<see cref="PassBytes"/>): the oldest data holds the most garbage, so that part gives back the most for
 /// what it copies.
@@ -15,6 +15,12 @@ namespace KeyValueStore.Compaction;
 /// The estimate is the engine's, taken after each pass (<see cref="EstimateLiveBytes"/>). The threshold is also kept a
 /// quarter above the log a pass leaves when it counts that log live whole, so that an estimate too low cannot make
 /// passes follow each other for nothing.
+/// <para>
+/// Under a <see cref="LogDiskBudget"/>, a pass starts in time to finish before the log reaches the budget: the threshold
+/// is at most two thirds of it, or halfway from what the last pass left to the budget when that is more. Writers are
+/// held back at the budget at the latest. A log that the last pass left over the budget keeps the threshold the data
+/// gives: passes could then give nothing back until deletes do, and the budget refuses writes meanwhile.
+/// </para>
 /// <para>
 /// Jering.KeyValueStore doubled its threshold after every five compactions in a row. Under steady overwrites that made
 /// compaction rarer while the garbage grew (docs/benchmarks.md); the threshold now follows the data, up and down.
@@ -27,15 +33,21 @@ internal sealed class CompactionThresholdPolicy
     public const int TargetLogBytesPerLiveByte = 2;
 
     private readonly long _minimumThresholdBytes;
+    private readonly long _budgetBytes;
     private long _thresholdBytes;
 
-    /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate.</param>
-    public CompactionThresholdPolicy(long minimumThresholdBytes)
+    /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate (a budget may lower it).</param>
+    /// <param name="budget">The most the log may hold; null for no budget.</param>
+    public CompactionThresholdPolicy(long minimumThresholdBytes, LogDiskBudget? budget = null)
     {
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(minimumThresholdBytes, 0);
         _minimumThresholdBytes = minimumThresholdBytes;
-        _thresholdBytes = minimumThresholdBytes;
+        _budgetBytes = budget?.Bytes ?? long.MaxValue;
+        _thresholdBytes = CappedByBudget(minimumThresholdBytes, logBytesLeft: 0);
     }
+
+    /// <summary>Gets the most the log may hold, <see cref="long.MaxValue"/> when there is no budget.</summary>
+    public long BudgetBytes => _budgetBytes;
 
     /// <summary>Gets the log size from which a scheduled pass runs.</summary>
     public long ThresholdBytes => System.Threading.Volatile.Read(ref _thresholdBytes);
@@ -46,7 +58,7 @@ internal sealed class CompactionThresholdPolicy
         get
         {
             long threshold = ThresholdBytes;
-            return threshold > long.MaxValue - (threshold / 2) ? long.MaxValue : threshold + (threshold / 2);
+            return Math.Min(_budgetBytes, threshold > long.MaxValue - (threshold / 2) ? long.MaxValue : threshold + (threshold / 2));
         }
     }
 
@@ -98,9 +110,11 @@ internal sealed class CompactionThresholdPolicy
         }
 
         LiveBytesEstimate = liveBytesEstimate;
-        long threshold = Math.Max(
-            _minimumThresholdBytes,
-            Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4)));
+        long threshold = CappedByBudget(
+            Math.Max(
+                _minimumThresholdBytes,
+                Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
+            logBytesLeft);
         if (threshold == ThresholdBytes)
         {
             return null;
@@ -108,6 +122,18 @@ internal sealed class CompactionThresholdPolicy
 
         System.Threading.Volatile.Write(ref _thresholdBytes, threshold);
         return threshold;
+    }
+
+    /// <summary>Lowers <paramref name="threshold"/> so that a pass can finish before the log reaches the budget (remarks).</summary>
+    private long CappedByBudget(long threshold, long logBytesLeft)
+    {
+        if (_budgetBytes == long.MaxValue || logBytesLeft >= _budgetBytes)
+        {
+            return threshold;
+        }
+
+        long cap = Math.Max(_budgetBytes / 3 * 2, logBytesLeft + ((_budgetBytes - logBytesLeft) / 2));
+        return Math.Min(threshold, cap);
     }
 
     private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;

@@ -23,6 +23,12 @@ namespace KeyValueStore.Compaction;
 /// <see cref="IWriteJournal"/>'s to decide (<see cref="IWriteJournal.ReleaseCompactedLogAsync"/>): at once when nothing
 /// is recovered, or after a checkpoint has recorded the new begin address together with the copied records.
 /// Truncating first would delete records the latest checkpoint still needs.
+/// <para>
+/// Under a <see cref="LogDiskBudget"/>, a write that finds the log at the budget waits for a step
+/// (<see cref="WaitForRoomAsync"/>). Such a step runs a pass even below the threshold (over the whole read-only
+/// region then), since deletes may have left garbage the threshold does not yet count; if the log is still full after
+/// it, the live data fills the budget and the write is refused.
+/// </para>
 /// </remarks>
 internal sealed class LogCompactor : IAsyncDisposable
 {
@@ -34,6 +40,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly StoreFault _fault;
     private readonly long _pageSizeMask;
     private readonly CompactionThresholdPolicy _policy;
+    private readonly LogDiskBudget _budget;
     private readonly CompactionPass _pass;
     private readonly EstimateLiveBytes _estimateLiveBytes;
     private readonly TimeProvider _timeProvider;
@@ -43,7 +50,10 @@ internal sealed class LogCompactor : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private Task _schedule = Task.CompletedTask;
     private ITimer? _timer;
+    private TaskCompletionSource _stepEnded = NewStepSignal();
     private int _wakePending;
+    private int _roomWanted;
+    private long _tailAfterLastPass = -1;
     private int _disposed;
 
     /// <param name="store">The FASTER store whose log is compacted: its addresses are read, never its records.</param>
@@ -59,6 +69,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <param name="pageSizeBits">The log's page size.</param>
     /// <param name="segmentSizeBits">The log's segment size.</param>
     /// <param name="policy">When a pass runs, and when it holds writers back.</param>
+    /// <param name="budget">The most the log may hold (the policy was built with the same); <see cref="LogDiskBudget.None"/> for no budget.</param>
     /// <param name="timeProvider">Drives the timer.</param>
     /// <param name="logger">Receives compaction events.</param>
     public LogCompactor(
@@ -72,10 +83,12 @@ internal sealed class LogCompactor : IAsyncDisposable
         int pageSizeBits,
         int segmentSizeBits,
         CompactionThresholdPolicy policy,
+        LogDiskBudget budget,
         TimeProvider timeProvider,
         ILogger logger)
     {
         _store = store;
+        _budget = budget;
         _estimateLiveBytes = estimateLiveBytes;
         _journal = journal;
         _fault = fault;
@@ -91,6 +104,12 @@ internal sealed class LogCompactor : IAsyncDisposable
 
     /// <summary>Gets the live bytes the last pass estimated, or null before the first.</summary>
     public long? LiveBytesEstimate => _policy.LiveBytesEstimate;
+
+    /// <summary>Gets the log's size now: from its begin address to its tail, what its segment files hold.</summary>
+    public long LogBytes => _store.Log.TailAddress - _store.Log.BeginAddress;
+
+    /// <summary>Gets whether a write that adds data may go ahead now without waiting: the log is under its budget, or there is none.</summary>
+    public bool HasRoom => !_budget.IsSet || _budget.HasRoom(LogBytes);
 
     /// <summary>Gets what compaction has done and what it cost the writers.</summary>
     public CompactionStatistics Statistics { get; } = new();
@@ -117,27 +136,71 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
+    /// <summary>Notes that a delete removed a record, so that a log whose live data filled its budget may have room again.</summary>
+    public void NoteRecordDeleted() => _budget.NoteRecordDeleted();
+
+    /// <summary>
+    /// Waits until the log is under its budget, asking compaction for room: call when <see cref="HasRoom"/> is false,
+    /// before the write enters the write barrier (back-pressure closes the barrier and waits for the writers inside).
+    /// The log is looked at again every <see cref="CompactionPass.BackPressureWatchInterval"/>, since each slice of a
+    /// pass makes room. Writers that pass together may take the log past the budget by the writes they make.
+    /// </summary>
+    /// <exception cref="LogDiskBudgetExceededException">
+    /// Compaction cannot make room (<see cref="LogDiskBudget.CannotMakeRoom"/>). Nothing was written; deletes make room.
+    /// </exception>
+    /// <exception cref="ObjectDisposedException">The store closed while the write waited.</exception>
+    public async ValueTask WaitForRoomAsync(CancellationToken cancellationToken)
+    {
+        Task stepEnded = AskForRoom();
+        while (!HasRoom)
+        {
+            if (_budget.CannotMakeRoom || _timer is null)
+            {
+                throw new LogDiskBudgetExceededException(LogBytes, _budget.Bytes, _policy.LiveBytesEstimate, _budget.IsExhausted);
+            }
+
+            if (Volatile.Read(ref _disposed) != 0)
+            {
+                throw new ObjectDisposedException(nameof(LogCompactor), "The store was disposed while a write waited for room in the log; create a new store to continue.");
+            }
+
+            _fault.ThrowIfFaulted();
+            if (stepEnded.IsCompleted)
+            {
+                stepEnded = AskForRoom();
+            }
+
+            await Task.WhenAny(stepEnded, Task.Delay(CompactionPass.BackPressureWatchInterval, _timeProvider, cancellationToken)).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
     /// <summary>
     /// Runs one scheduled step now: measure the log, then skip, or compact the oldest part of it in passes until it is
-    /// below the threshold again (at most <see cref="MaxPassesPerStep"/>), as the policy says. The timer calls this;
+    /// below the threshold again (at most <see cref="MaxPassesPerStep"/>), as the policy says. A write waiting for room
+    /// under the budget makes the step run its first pass even below the threshold, unless nothing was written since
+    /// the last pass; below the threshold the policy's pass covers the whole read-only region. The timer calls this;
     /// tests call it to drive the policy without waiting.
     /// </summary>
     public async Task RunScheduledStepAsync(CancellationToken cancellationToken = default)
     {
         await EnterAsync(cancellationToken).ConfigureAwait(false);
+        bool roomAskedFor = Interlocked.Exchange(ref _roomWanted, 0) != 0;
+        bool compacted = false;
         try
         {
+            bool passForRoom = roomAskedFor && _store.Log.TailAddress != Volatile.Read(ref _tailAfterLastPass);
             for (int pass = 0; pass < MaxPassesPerStep; pass++)
             {
-                long logBytes = _store.Log.TailAddress - _store.Log.BeginAddress;
-                if (!_policy.ShouldCompact(logBytes))
+                long logBytes = LogBytes;
+                if (!(passForRoom && pass == 0) && !_policy.ShouldCompact(logBytes))
                 {
                     if (pass == 0)
                     {
                         StoreEvents.CompactionSkipped(_logger, logBytes, _policy.ThresholdBytes);
                     }
 
-                    return;
+                    break;
                 }
 
                 long begin = _store.Log.BeginAddress;
@@ -148,14 +211,30 @@ internal sealed class LogCompactor : IAsyncDisposable
                 CompactionResult result = await CompactUntilAsync(Math.Min(until, readOnly), cancellationToken).ConfigureAwait(false);
                 if (!result.Compacted)
                 {
-                    return;
+                    break;
                 }
+
+                compacted = true;
             }
         }
         finally
         {
+            if (roomAskedFor && !compacted)
+            {
+                _budget.RecordStepWithoutPass();
+            }
+
             _oneAtATime.Release();
         }
+    }
+
+    /// <summary>Asks the schedule for a step that makes room; returns the signal of the end of the step under way or next.</summary>
+    private Task AskForRoom()
+    {
+        Task stepEnded = Volatile.Read(ref _stepEnded).Task;
+        Volatile.Write(ref _roomWanted, 1);
+        Wake();
+        return stepEnded;
     }
 
     /// <summary>Compacts the safe-read-only region now (up to its last page boundary), whatever the threshold, and truncates the files below it.</summary>
@@ -194,6 +273,9 @@ internal sealed class LogCompactor : IAsyncDisposable
         {
         }
 
+        // Writers waiting for room see the disposal.
+        Volatile.Read(ref _stepEnded).TrySetResult();
+
         // An on-demand compaction may still hold the lock: waiting for the lock waits for it. Callers that
         // get the lock after this see _disposed and throw instead of touching a store about to be released.
         await _oneAtATime.WaitAsync().ConfigureAwait(false);
@@ -222,22 +304,21 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
+    private static TaskCompletionSource NewStepSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
+
     private async Task RunScheduleAsync(CancellationToken stopping)
     {
         while (true)
         {
             await _wake.WaitAsync(stopping).ConfigureAwait(false);
             Volatile.Write(ref _wakePending, 0);
-
-            // After a disk failure a compaction cannot write its copies; the store waits to be reopened.
-            if (_fault.IsFaulted)
-            {
-                continue;
-            }
-
             try
             {
-                await RunScheduledStepAsync(stopping).ConfigureAwait(false);
+                // After a disk failure a compaction cannot write its copies; the store waits to be reopened.
+                if (!_fault.IsFaulted)
+                {
+                    await RunScheduledStepAsync(stopping).ConfigureAwait(false);
+                }
             }
             catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException && Volatile.Read(ref _disposed) != 0)
             {
@@ -247,6 +328,11 @@ internal sealed class LogCompactor : IAsyncDisposable
             {
                 // A failed compaction loses nothing: the records it did not move are still where they were.
                 StoreEvents.CompactionFailed(_logger, e);
+            }
+            finally
+            {
+                // Writers waiting for room look at the log again, whatever the step did.
+                Interlocked.Exchange(ref _stepEnded, NewStepSignal()).TrySetResult();
             }
         }
     }
@@ -283,8 +369,11 @@ internal sealed class LogCompactor : IAsyncDisposable
     {
         using BackgroundWork.Running running = Passes.Begin();
         long started = _timeProvider.GetTimestamp();
+        bool wholeReadOnlyRegion = untilAddress >= (_store.Log.SafeReadOnlyAddress & ~_pageSizeMask);
         TimeSpan backPressureBefore = Statistics.BackPressure;
         CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken).ConfigureAwait(false);
+        Volatile.Write(ref _tailAfterLastPass, _store.Log.TailAddress);
+        _budget.RecordPassLeft(result.CopiedBytes + result.UncompactedBytes, wholeReadOnlyRegion);
         await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)

@@ -38,6 +38,11 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
+        if (!Compactor.HasRoom && !AllDeletes(writes))
+        {
+            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         int[] stripes = _keyStripes.StripesOf(writes, write => write.Key);
         using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
@@ -61,6 +66,13 @@ internal sealed partial class FasterRecordStore
     {
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
+
+        // What the update writes is known only inside the barrier, where waiting for room could not end: treated as an upsert.
+        if (!Compactor.HasRoom)
+        {
+            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
         KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
@@ -122,6 +134,13 @@ internal sealed partial class FasterRecordStore
     {
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
+
+        // What the update writes is known only inside the barrier, where waiting for room could not end: treated as an upsert.
+        if (!Compactor.HasRoom)
+        {
+            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
         await _journal.WaitUntilAppliedAsync(stripes).ConfigureAwait(false);
@@ -187,7 +206,38 @@ internal sealed partial class FasterRecordStore
             _journal.EndWrite(turn, applied, changedRecords: applied);
         }
 
+        if (applied && !AllUpserts(writes))
+        {
+            Compactor.NoteRecordDeleted();
+        }
+
         Compactor.NoteWrite();
+    }
+
+    private static bool AllDeletes(IReadOnlyList<BatchWrite> writes)
+    {
+        for (int i = 0; i < writes.Count; i++)
+        {
+            if (!writes[i].IsDelete)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static bool AllUpserts(IReadOnlyList<BatchWrite> writes)
+    {
+        for (int i = 0; i < writes.Count; i++)
+        {
+            if (writes[i].IsDelete)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>

@@ -35,8 +35,10 @@ internal sealed partial class FasterRecordStore
         }
     }
 
-    private LogCompactor NewCompactor(StoreSettings settings, TimeProvider timeProvider) =>
-        new(
+    private LogCompactor NewCompactor(StoreSettings settings, TimeProvider timeProvider)
+    {
+        var budget = new LogDiskBudget(settings.LogDiskBudgetBytes);
+        return new(
             FasterKV,
             CopyLiveRecordsAsync,
             _liveBytes.EstimateAsync,
@@ -46,9 +48,11 @@ internal sealed partial class FasterRecordStore
             _log.Layout,
             settings.PageSizeBits,
             settings.SegmentSizeBits,
-            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes),
+            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes, budget),
+            budget,
             timeProvider,
             _logger);
+    }
 
     /// <summary>
     /// Copies the live records of [<paramref name="fromAddress"/>, <paramref name="untilAddress"/>) to the log's tail

@@ -12,7 +12,9 @@ namespace KeyValueStore.Engine;
 /// <summary>
 /// Upserts and deletes of one key: admission, the write barrier, the key's stripe, the journal's turn, a session, then
 /// FASTER; the journal's turn ends whether or not the write reached FASTER. Each write then lets the compactor check
-/// whether the log has grown past its threshold.
+/// whether the log has grown past its threshold. Under a disk budget an upsert first waits for room in the log
+/// (<see cref="Compaction.LogCompactor.WaitForRoomAsync"/>), before the write barrier, which back-pressure closes; a delete never
+/// waits, since it is how room is made.
 /// </summary>
 /// <remarks>
 /// Each is one async method from admission to completion: a nested async helper would add a state-machine allocation
@@ -27,6 +29,11 @@ internal sealed partial class FasterRecordStore
         EnsureRecordFits(key.Length, value.Length);
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
+        if (!Compactor.HasRoom)
+        {
+            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         int stripe = _keyStripes.StripeOf(key.Span);
         byte[]? sealedValue = null;
         ReadOnlyMemory<byte> stored = value;
@@ -104,6 +111,11 @@ internal sealed partial class FasterRecordStore
         {
             _stripeWrites.Count(stripe);
             _journal.EndWrite(turn, applied, changedRecords: found);
+        }
+
+        if (found)
+        {
+            Compactor.NoteRecordDeleted();
         }
 
         Compactor.NoteWrite();

@@ -19,7 +19,8 @@ internal sealed record StoreSettings(
     long InitialLogCompactionThresholdBytes,
     DurabilityMode Durability = DurabilityMode.None,
     TimeSpan CheckpointInterval = default,
-    bool ValueChecksums = false)
+    bool ValueChecksums = false,
+    long LogDiskBudgetBytes = 0)
 {
     public bool IsDurable => Durability != DurabilityMode.None;
 

@@ -65,6 +65,7 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.InitialLogCompactionThresholdBytes)} is {options.InitialLogCompactionThresholdBytes}; use a positive size in bytes, or 0 for twice the log's memory size.");
         }
 
+        ValidateLogDiskBudget(options, problems);
         bool durable = ValidateDurability(options, problems);
         string? directory = ResolveDirectory(options.LogDirectory, problems);
         string? prefix = ResolvePrefix(options.LogFileNamePrefix, durable, problems);
@@ -87,7 +88,45 @@ internal static class StoreSettingsValidator
             options.InitialLogCompactionThresholdBytes > 0 ? options.InitialLogCompactionThresholdBytes : 2L << options.MemorySizeBits,
             options.Durability,
             durable ? TimeSpan.FromMilliseconds(options.CheckpointIntervalMS) : Timeout.InfiniteTimeSpan,
-            options.ValueChecksums);
+            options.ValueChecksums,
+            options.LogDiskBudgetBytes);
+    }
+
+    /// <summary>
+    /// A budget must leave compaction something to give back: the log's newest part stays in memory, uncompacted, and the
+    /// disk is given back a segment file at a time.
+    /// </summary>
+    private static void ValidateLogDiskBudget(MixedStorageKVStoreOptions options, List<string> problems)
+    {
+        const string Name = nameof(MixedStorageKVStoreOptions);
+        long budget = options.LogDiskBudgetBytes;
+        if (budget == 0)
+        {
+            return;
+        }
+
+        if (budget < 0)
+        {
+            problems.Add($"{Name}.{nameof(options.LogDiskBudgetBytes)} is {budget}; use a size in bytes, or 0 for no budget.");
+            return;
+        }
+
+        int memoryBits = Math.Clamp(options.MemorySizeBits, 0, MaxMemorySizeBits);
+        int segmentBits = Math.Clamp(options.SegmentSizeBits, 0, MaxSegmentSizeBits);
+        long least = Math.Max(2L << memoryBits, 2L << segmentBits);
+        if (budget < least)
+        {
+            problems.Add($"{Name}.{nameof(options.LogDiskBudgetBytes)} is {budget}; use at least {least} bytes: twice the log's memory size "
+                + $"(2^{nameof(options.MemorySizeBits)}) and two segments (2^{nameof(options.SegmentSizeBits)}), since the log's newest part "
+                + "stays in memory, uncompacted, and the disk is given back a segment at a time. Or lower those sizes.");
+        }
+
+        if (options.TimeBetweenLogCompactionsMS < 0)
+        {
+            problems.Add($"{Name}.{nameof(options.LogDiskBudgetBytes)} is set, but {Name}.{nameof(options.TimeBetweenLogCompactionsMS)} is "
+                + $"{options.TimeBetweenLogCompactionsMS}, which turns off the scheduled compaction that keeps the log under the budget; "
+                + "use a positive interval, or 0 for no budget.");
+        }
     }
 
     /// <summary>Checks the durability options; returns whether the store is durable (and its options valid so far).</summary>

@@ -103,6 +103,15 @@ public class OptionParserTests
         Assert.True(OptionParser.Parse([]).Compaction);
     }
 
+    [Theory]
+    [InlineData("200m", 200L << 20)]
+    [InlineData("0", 0)]
+    public void DiskBudget_IsASize_AndNoneByDefault(string text, long expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--disk-budget", text]).DiskBudgetBytes);
+        Assert.Equal(0, OptionParser.Parse([]).DiskBudgetBytes);
+    }
+
     public static TheoryData<string[], string[]> BadInput => new()
     {
         // The arguments, then fragments the message must contain: the option, the value, what is allowed.
@@ -145,6 +154,7 @@ public class OptionParserTests
         { ["--batch-size", "100", "--workload", "C"], ["--batch-size 100", "workload C", "issues none", "--batch-size 1"] },
         { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
         { ["--compaction", "sometimes"], ["--compaction must be on or off", "'sometimes'"] },
+        { ["--disk-budget", "lots"], ["--disk-budget must be a size", "'lots'"] },
         { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
         { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
     };

@@ -129,4 +129,42 @@ public class CompactionThresholdPolicyTests
     [InlineData(-1)]
     public void NonPositiveThreshold_IsRejected(long threshold) =>
         Assert.Throws<ArgumentOutOfRangeException>(() => new CompactionThresholdPolicy(threshold));
+
+    [Fact]
+    public void UnderABudget_TheFirstThreshold_IsAtMostTwoThirdsOfIt_AndWritersAreHeldAtTheBudget()
+    {
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes: 10_000, new LogDiskBudget(3_000));
+
+        Assert.Equal(2_000, policy.ThresholdBytes);
+        Assert.Equal(3_000, policy.BackPressureBytes);
+    }
+
+    [Fact]
+    public void UnderABudget_ThePolicy_StartsPassesInTimeToFinishBeforeIt()
+    {
+        var policy = new CompactionThresholdPolicy(100, new LogDiskBudget(3_000));
+
+        // Twice the live data (1,600) is under the budget's two thirds: the data decides.
+        Assert.Equal(1_600, policy.RecordPass(liveBytesEstimate: 800, logBytesLeft: 900));
+        Assert.Equal(2_400, policy.BackPressureBytes);
+
+        // Twice the live data (3,000) would reach the budget: halfway from what the pass left (1,600) to the budget.
+        Assert.Equal(2_300, policy.RecordPass(liveBytesEstimate: 1_500, logBytesLeft: 1_600));
+        Assert.Equal(3_000, policy.BackPressureBytes);
+
+        // Closer to the budget, still halfway, so that the next pass starts with something to give back before it.
+        Assert.Equal(2_700, policy.RecordPass(liveBytesEstimate: 2_300, logBytesLeft: 2_400));
+        Assert.Equal(3_000, policy.BackPressureBytes);
+    }
+
+    [Fact]
+    public void APassThatLeftTheLogOverTheBudget_KeepsTheThresholdTheDataGives_SoPassesDoNotFollowEachOtherForNothing()
+    {
+        var policy = new CompactionThresholdPolicy(100, new LogDiskBudget(3_000));
+
+        Assert.Equal(6_400, policy.RecordPass(liveBytesEstimate: 3_200, logBytesLeft: 3_300));
+
+        Assert.False(policy.ShouldCompact(3_300));
+        Assert.Equal(3_000, policy.BackPressureBytes);
+    }
 }

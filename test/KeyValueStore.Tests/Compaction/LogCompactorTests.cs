@@ -697,6 +697,7 @@ public class LogCompactorTests
             pageSizeBits: 12,
             segmentSizeBits: 20,
             policy,
+            LogDiskBudget.None,
             TimeProvider.System,
             logger);
 
@@ -875,6 +876,7 @@ public class LogCompactorTests
             pageSizeBits: 12,
             segmentSizeBits: 20,
             new CompactionThresholdPolicy(minimumThresholdBytes: 1),
+            LogDiskBudget.None,
             clock,
             logger);
         compactor.Start(TimeSpan.FromSeconds(1));

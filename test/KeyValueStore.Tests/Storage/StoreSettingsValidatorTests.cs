@@ -126,4 +126,39 @@ public class StoreSettingsValidatorTests
             StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogFileNamePrefix,
             StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogFileNamePrefix);
     }
+
+    [Fact]
+    public void Validate_ALogDiskBudgetSmallerThanTheLogCanBeKeptTo_SaysHowLargeItMustBe()
+    {
+        // 64 MB of memory and 256 MB segments: at least two segments, 512 MB.
+        var options = new MixedStorageKVStoreOptions { LogDiskBudgetBytes = 100L << 20 };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        string problem = Assert.Single(exception.Problems);
+        Assert.Contains($"LogDiskBudgetBytes is {100L << 20}", problem, StringComparison.Ordinal);
+        Assert.Contains($"at least {512L << 20} bytes", problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Validate_ALogDiskBudgetWithScheduledCompactionOff_IsRejected_AndANegativeOneToo()
+    {
+        var withoutCompaction = new MixedStorageKVStoreOptions { LogDiskBudgetBytes = 1L << 30, TimeBetweenLogCompactionsMS = -1 };
+        var negative = new MixedStorageKVStoreOptions { LogDiskBudgetBytes = -1 };
+
+        string offProblem = Assert.Single(Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(withoutCompaction)).Problems);
+        string negativeProblem = Assert.Single(Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(negative)).Problems);
+
+        Assert.Contains("TimeBetweenLogCompactionsMS is -1", offProblem, StringComparison.Ordinal);
+        Assert.Contains("LogDiskBudgetBytes is -1", negativeProblem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Validate_ALogDiskBudget_ReachesTheSettings()
+    {
+        var options = new MixedStorageKVStoreOptions { LogDiskBudgetBytes = 1L << 30 };
+
+        Assert.Equal(1L << 30, StoreSettingsValidator.Validate(options).LogDiskBudgetBytes);
+        Assert.Equal(0, StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogDiskBudgetBytes);
+    }
 }

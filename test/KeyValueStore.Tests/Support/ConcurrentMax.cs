@@ -20,4 +20,20 @@ internal static class ConcurrentMax
             seen = before;
         }
     }
+
+    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger.</summary>
+    public static void RaiseTo(ref long most, long value)
+    {
+        long seen = Volatile.Read(ref most);
+        while (value > seen)
+        {
+            long before = Interlocked.CompareExchange(ref most, value, seen);
+            if (before == seen)
+            {
+                return;
+            }
+
+            seen = before;
+        }
+    }
 }
