@@ -28,6 +28,8 @@ internal static class CompactionSampler
             statistics.DiskBytesFreed,
             store.Writes.TimeClosed.TotalMilliseconds,
             store.Writes.LongestClosed.TotalMilliseconds,
-            statistics.BackPressure.TotalMilliseconds);
+            statistics.BackPressure.TotalMilliseconds,
+            statistics.WaitedForRoom.TotalMilliseconds,
+            statistics.LongestWaitForRoom.TotalMilliseconds);
     }
 }

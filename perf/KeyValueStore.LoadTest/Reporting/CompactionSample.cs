@@ -18,6 +18,8 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <param name="WritersHeldMs">Total time writers were held out, by checkpoints and by compaction's back-pressure.</param>
 /// <param name="LongestWriterHoldMs">The longest single time writers were held out: the longest pause a writer could meet.</param>
 /// <param name="BackPressureMs">The part of <paramref name="WritersHeldMs"/> compaction held them because the log was over its bound.</param>
+/// <param name="RoomWaitMs">Time writes waited for room under a disk budget (--disk-budget), added up over the writes: they wait side by side.</param>
+/// <param name="LongestRoomWaitMs">The longest one write waited for room under a disk budget.</param>
 internal sealed record CompactionSample(
     double Seconds,
     long BytesOnDisk,
@@ -29,10 +31,18 @@ internal sealed record CompactionSample(
     long DiskBytesFreed,
     double WritersHeldMs,
     double LongestWriterHoldMs,
-    double BackPressureMs)
+    double BackPressureMs,
+    double RoomWaitMs = 0,
+    double LongestRoomWaitMs = 0)
 {
     /// <summary>One line for the progress display and the text report.</summary>
-    public string Describe() => string.Create(
-        CultureInfo.InvariantCulture,
-        $"disk {Options.ByteSize.Human(BytesOnDisk)} (log {Options.ByteSize.Human(LogBytes)}), {(DiskPerLive is double ratio ? $"{ratio:0.00}x" : "?x")} live, {Passes} passes, {Options.ByteSize.Human(LogBytesReclaimed)} reclaimed, writers held {WritersHeldMs:0} ms (longest {LongestWriterHoldMs:0.0} ms, back-pressure {BackPressureMs:0} ms)");
+    public string Describe()
+    {
+        string line = string.Create(
+            CultureInfo.InvariantCulture,
+            $"disk {Options.ByteSize.Human(BytesOnDisk)} (log {Options.ByteSize.Human(LogBytes)}), {(DiskPerLive is double ratio ? $"{ratio:0.00}x" : "?x")} live, {Passes} passes, {Options.ByteSize.Human(LogBytesReclaimed)} reclaimed, writers held {WritersHeldMs:0} ms (longest {LongestWriterHoldMs:0.0} ms, back-pressure {BackPressureMs:0} ms)");
+        return RoomWaitMs > 0
+            ? line + string.Create(CultureInfo.InvariantCulture, $", writes waited for room {RoomWaitMs:0} ms in all (longest {LongestRoomWaitMs:0.0} ms)")
+            : line;
+    }
 }

@@ -13,6 +13,8 @@ internal sealed class CompactionStatistics
     private long _logBytesReclaimed;
     private long _diskBytesFreed;
     private long _backPressureTicks;
+    private long _roomWaitTicks;
+    private long _longestRoomWaitTicks;
 
     /// <summary>Gets the passes completed.</summary>
     public long Passes => Interlocked.Read(ref _passes);
@@ -26,6 +28,15 @@ internal sealed class CompactionStatistics
     /// <summary>Gets the total time writers were held out because the log was over the back-pressure bound.</summary>
     public TimeSpan BackPressure => TimeSpan.FromTicks(Interlocked.Read(ref _backPressureTicks));
 
+    /// <summary>
+    /// Gets the time writes waited for room under the log's disk budget, added up over the writes (they wait side by
+    /// side, so this can exceed the time that passed).
+    /// </summary>
+    public TimeSpan WaitedForRoom => TimeSpan.FromTicks(Interlocked.Read(ref _roomWaitTicks));
+
+    /// <summary>Gets the longest one write waited for room under the log's disk budget.</summary>
+    public TimeSpan LongestWaitForRoom => TimeSpan.FromTicks(Interlocked.Read(ref _longestRoomWaitTicks));
+
     /// <summary>Records one completed pass.</summary>
     public void RecordPass(long logBytesReclaimed, long diskBytesFreed)
     {
@@ -36,4 +47,21 @@ internal sealed class CompactionStatistics
 
     /// <summary>Records one stretch of writers held out by back-pressure.</summary>
     public void RecordBackPressure(TimeSpan held) => Interlocked.Add(ref _backPressureTicks, held.Ticks);
+
+    /// <summary>Records one write's wait for room under the log's disk budget, however it ended.</summary>
+    public void RecordWaitForRoom(TimeSpan waited)
+    {
+        Interlocked.Add(ref _roomWaitTicks, waited.Ticks);
+        long longest = Interlocked.Read(ref _longestRoomWaitTicks);
+        while (waited.Ticks > longest)
+        {
+            long before = Interlocked.CompareExchange(ref _longestRoomWaitTicks, waited.Ticks, longest);
+            if (before == longest)
+            {
+                return;
+            }
+
+            longest = before;
+        }
+    }
 }

@@ -151,6 +151,19 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <exception cref="ObjectDisposedException">The store closed while the write waited.</exception>
     public async ValueTask WaitForRoomAsync(CancellationToken cancellationToken)
     {
+        long started = _timeProvider.GetTimestamp();
+        try
+        {
+            await WaitUntilRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            Statistics.RecordWaitForRoom(_timeProvider.GetElapsedTime(started));
+        }
+    }
+
+    private async Task WaitUntilRoomAsync(CancellationToken cancellationToken)
+    {
         Task stepEnded = AskForRoom();
         while (!HasRoom)
         {
@@ -373,7 +386,13 @@ internal sealed class LogCompactor : IAsyncDisposable
         TimeSpan backPressureBefore = Statistics.BackPressure;
         CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken).ConfigureAwait(false);
         Volatile.Write(ref _tailAfterLastPass, _store.Log.TailAddress);
+        bool wasExhausted = _budget.IsExhausted;
         _budget.RecordPassLeft(result.CopiedBytes + result.UncompactedBytes, wholeReadOnlyRegion);
+        if (!wasExhausted && _budget.IsExhausted)
+        {
+            StoreEvents.LogDiskBudgetFilled(_logger, result.CopiedBytes + result.UncompactedBytes, _budget.Bytes);
+        }
+
         await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)

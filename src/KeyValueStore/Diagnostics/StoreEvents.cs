@@ -42,6 +42,10 @@ internal static partial class StoreEvents
         Message = "Compaction held writers back for {BackPressure}: the log reached {LogBytes} bytes, half again over its threshold of {ThresholdBytes} bytes. Writes are arriving faster than compaction frees space; writers are slowed until it catches up.")]
     public static partial void CompactionBackPressure(ILogger logger, TimeSpan backPressure, long logBytes, long thresholdBytes);
 
+    [LoggerMessage(EventId = 15, Level = LogLevel.Warning,
+        Message = "The log's live data fills its disk budget: a compaction of everything it could reach left {LogBytes} bytes against a budget of {BudgetBytes} bytes. Writes are refused (LogDiskBudgetExceededException) until deletes make room; deletes are accepted.")]
+    public static partial void LogDiskBudgetFilled(ILogger logger, long logBytes, long budgetBytes);
+
     [LoggerMessage(EventId = 20, Level = LogLevel.Debug,
         Message = "Checkpoint {Token} ({Reason}) completed: store version {Version} is on disk; took {Duration}, of which writers waited {WritersHeld} (until its tail was fixed).")]
     public static partial void CheckpointTaken(ILogger logger, string reason, Guid token, long version, TimeSpan duration, TimeSpan writersHeld);
