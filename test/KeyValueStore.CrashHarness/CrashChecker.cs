@@ -77,7 +77,7 @@ internal sealed class CrashChecker
             : await KillAsync(worker, duringRecovery, delay);
         if (lines is null)
         {
-            violations.Add($"cycle {cycle}: the worker was still running {Hang.TotalSeconds:F0} s after it should have died (a hang), ready: {worker.Ready}");
+            violations.Add($"cycle {cycle}: the worker was still running {Hang.TotalSeconds:F0} s after it should have died (a hang), ready: {worker.Ready}. {worker.HangReport}");
             return new CycleReport(cycle, !worker.Ready, 0, 0, default, violations);
         }
 
@@ -113,7 +113,7 @@ internal sealed class CrashChecker
         int readyAt = lines?.IndexOf("READY") ?? -1;
         if (lines is null || readyAt < 0 || worker.ExitedOnItsOwn != 0)
         {
-            violations.Add($"final check: the store did not recover and report (exit {worker.ExitedOnItsOwn}): {string.Join(" | ", lines?.Where(line => line.StartsWith("FAIL", StringComparison.Ordinal)) ?? [])} {await worker.Errors}");
+            violations.Add($"final check: the store did not recover and report (exit {worker.ExitedOnItsOwn}): {string.Join(" | ", lines?.Where(line => line.StartsWith("FAIL", StringComparison.Ordinal)) ?? [])} {await worker.Errors} {worker.HangReport}");
             return violations;
         }
 

@@ -64,6 +64,10 @@ internal static class CrashWorker
             Report("READY");
             if (checkOnly)
             {
+                // A final check that hangs says whether it was in the close.
+                Report("CLOSING");
+                await store.DisposeAsync();
+                Report("CLOSED");
                 return 0;
             }
 

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
+using System.Linq;
 using System.Threading.Tasks;
 
 namespace KeyValueStore.CrashHarness;
@@ -30,6 +31,12 @@ internal sealed class CrashWorkerProcess : IDisposable
 
     /// <summary>Gets the exit code when the worker exited on its own (a failure, or a finished check), null when it was killed or cut its power.</summary>
     public int? ExitedOnItsOwn { get; private set; }
+
+    /// <summary>
+    /// Gets, after a hang, where the worker stood: the last lines it reported and, when <c>dotnet-stack</c> is
+    /// installed, its threads' stacks taken before it was killed. Empty otherwise.
+    /// </summary>
+    public string HangReport { get; private set; } = string.Empty;
 
     /// <summary>Gets what the worker wrote to standard error, once it has ended.</summary>
     public Task<string> Errors => _errors;
@@ -93,8 +100,11 @@ internal sealed class CrashWorkerProcess : IDisposable
         }
         catch (TimeoutException)
         {
+            string stacks = await HangDiagnostics.StacksOfAsync(_process.Id).ConfigureAwait(false);
             _process.Kill(entireProcessTree: true);
             await _process.WaitForExitAsync().ConfigureAwait(false);
+            List<string> lines = await LinesAfterExitAsync().ConfigureAwait(false);
+            HangReport = $"{lines.Count} lines reported, the last: {string.Join(" | ", lines.TakeLast(3))}{Environment.NewLine}{stacks}";
             return null;
         }
 
