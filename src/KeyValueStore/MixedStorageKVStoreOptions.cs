@@ -57,7 +57,7 @@ public sealed class MixedStorageKVStoreOptions
     /// Each attempt measures the log (what its segment files hold). Below the compaction threshold it skips; at or above
     /// it, it compacts the oldest part of the log, as much as brings it back under, and deletes the segment files that
     /// compaction emptied. A write that finds the log at the threshold starts an attempt at once, so writers faster than
-    /// this interval cannot run far past it; while the log is half again over the threshold, compaction holds writers back
+    /// this interval cannot run far past it; while the log is a quarter again over the threshold, compaction holds writers back
     /// until it is under. docs/architecture.md (Compaction) tells the whole policy.
     /// </remarks>
     public int TimeBetweenLogCompactionsMS { get; set; } = 60_000;
@@ -66,14 +66,14 @@ public sealed class MixedStorageKVStoreOptions
     /// <value>The default value is 0, meaning twice the log's memory size (2 * 2^<see cref="MemorySizeBits"/> bytes).</value>
     /// <remarks>
     /// The threshold starts here. Each compaction then measures the live data and sets the threshold to about twice it,
-    /// never below this size, so the log (and the disk) stays within about twice to three times the live data however
+    /// never below this size, so the log (and the disk) stays within about twice to two and a half times the live data however
     /// fast it is written. When a pre-built <c>FasterKV</c> is supplied, set <see cref="MemorySizeBits"/> to its memory size
     /// so the default threshold fits it.
     /// </remarks>
     public long InitialLogCompactionThresholdBytes { get; set; }
 
     /// <summary>Gets or sets the most bytes the log may hold: a hard budget for its segment files, the bulk of the store's disk.</summary>
-    /// <value>The default value is 0: no budget, the log is kept to about two to three times the live data. Otherwise at
+    /// <value>The default value is 0: no budget, the log is kept to about two to two and a half times the live data. Otherwise at
     /// least twice the log's memory size and two segments.</value>
     /// <remarks>
     /// The log is measured from its begin address to its tail. Compaction starts early enough to keep it under the budget

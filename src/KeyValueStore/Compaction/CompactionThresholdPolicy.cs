@@ -6,7 +6,7 @@ namespace KeyValueStore.Compaction;
 /// Decides when compaction runs and when it holds writers back, from the log's size (begin to tail: what the segment
 /// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
 /// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
-/// at or over <see cref="BackPressureBytes"/>, half as much again (at most the budget), a pass keeps writers out until a slice brings it
+/// at or over <see cref="BackPressureBytes"/>, a quarter as much again (at most the budget), a pass keeps writers out until a slice brings it
 /// back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
 /// threshold (<see cref="PassBytes"/>): the oldest data holds the most garbage, so that part gives back the most for
 /// what it copies.
@@ -58,7 +58,7 @@ internal sealed class CompactionThresholdPolicy
         get
         {
             long threshold = ThresholdBytes;
-            return Math.Min(_budgetBytes, threshold > long.MaxValue - (threshold / 2) ? long.MaxValue : threshold + (threshold / 2));
+            return Math.Min(_budgetBytes, threshold > long.MaxValue - (threshold / 4) ? long.MaxValue : threshold + (threshold / 4));
         }
     }
 
