@@ -26,8 +26,8 @@ namespace KeyValueStore.Compaction;
 /// <para>
 /// Under a <see cref="LogDiskBudget"/>, a write that finds the log at the budget waits for a step
 /// (<see cref="WaitForRoomAsync"/>). Such a step runs a pass even below the threshold (over the whole read-only
-/// region then), since deletes may have left garbage the threshold does not yet count; if the log is still full after
-/// it, the live data fills the budget and the write is refused.
+/// region then), since deletes may have left garbage the threshold does not yet count. Only when a pass over the whole
+/// read-only region leaves the log it started from still full does the budget refuse writes (<see cref="LogDiskBudget"/>).
 /// </para>
 /// </remarks>
 internal sealed class LogCompactor : IAsyncDisposable

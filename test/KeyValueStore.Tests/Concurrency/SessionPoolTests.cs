@@ -150,7 +150,7 @@ public class SessionPoolTests
         var pool = store.Sessions;
         var inUse = new ConcurrentDictionary<object, bool>(ReferenceEqualityComparer.Instance);
         int holders = 0;
-        int mostHolders = 0;
+        long mostHolders = 0;
         int rentsThatWaited = 0;
         int served = 0;
         var go = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -223,7 +223,7 @@ public class SessionPoolTests
         }
 
         int holders = 0;
-        int mostHolders = 0;
+        long mostHolders = 0;
         var served = Enumerable.Range(0, Waiters).Where(i => i % 2 == 1).Select(async i =>
         {
             using var lease = await waiters[i];

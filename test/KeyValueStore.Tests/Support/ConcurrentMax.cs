@@ -6,22 +6,6 @@ namespace KeyValueStore.Tests.Support;
 internal static class ConcurrentMax
 {
     /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger.</summary>
-    public static void RaiseTo(ref int most, int value)
-    {
-        int seen = Volatile.Read(ref most);
-        while (value > seen)
-        {
-            int before = Interlocked.CompareExchange(ref most, value, seen);
-            if (before == seen)
-            {
-                return;
-            }
-
-            seen = before;
-        }
-    }
-
-    /// <summary>Raises <paramref name="most"/> to <paramref name="value"/> if that is larger.</summary>
     public static void RaiseTo(ref long most, long value)
     {
         long seen = Volatile.Read(ref most);

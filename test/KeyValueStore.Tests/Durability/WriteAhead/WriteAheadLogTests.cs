@@ -144,7 +144,7 @@ public class WriteAheadLogTests
         const int WritesPerSample = 64;
         int written = 0;
         int samples = 0;
-        int mostSegments = 0;
+        long mostSegments = 0;
 
         // Periodic checkpoints are an hour apart here; 1 MB log segments (the store's): write about 12 MB through the log.
         // The files are counted every 64 writes (about 64 KB of log, sixteen times a segment), whichever worker makes it,
