@@ -41,6 +41,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="SerializationFailedException">MessagePack cannot serialize the key or the value; nothing is written.</exception>
     /// <exception cref="RecordTooLargeException">The serialized key and value do not fit in one log page; nothing is written.</exception>
+    /// <exception cref="LogDiskBudgetExceededException">The live data fills <see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>; nothing is written.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default);
 
@@ -64,6 +65,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     /// </summary>
     /// <exception cref="SerializationFailedException">A key or value cannot be serialized; nothing is written.</exception>
     /// <exception cref="RecordTooLargeException">A write does not fit in one log page; nothing is written.</exception>
+    /// <exception cref="LogDiskBudgetExceededException">The batch upserts, and the live data fills <see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>; nothing is written (a batch of deletes only is always accepted).</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask ApplyBatchAsync(WriteBatch<TKey, TValue> batch, CancellationToken cancellationToken = default);
 
@@ -84,6 +86,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
     /// </param>
     /// <param name="cancellationToken">Cancels the wait to start (see the type's remarks).</param>
     /// <exception cref="ArgumentException">The update wrote a key not in <paramref name="keys"/>; nothing is written.</exception>
+    /// <exception cref="LogDiskBudgetExceededException">The live data fills <see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>; the update did not run.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask UpdateManyAsync(IReadOnlyList<TKey> keys, Action<IReadOnlyList<ReadResult<TValue>>, WriteBatch<TKey, TValue>> update, CancellationToken cancellationToken = default);
 

@@ -111,6 +111,7 @@ public class LogDiskBudgetTests
         // Still full: refused again at once, the same way through a batch; deletes are accepted.
         await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.UpsertAsync(-1, Value(-1, 0)));
         await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.ApplyBatchAsync(new WriteBatch<int, byte[]>().Upsert(-2, Value(-2, 0))));
+        await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.UpdateManyAsync([-3], (_, batch) => batch.Upsert(-3, Value(-3, 0))));
         var deleted = acknowledged.Where(key => key % 2 == 0).ToList();
         await store.ApplyBatchAsync(new WriteBatch<int, byte[]>().Delete(deleted[0]).Delete(deleted[1]));
         foreach (int key in deleted.Skip(2))
@@ -126,7 +127,7 @@ public class LogDiskBudgetTests
             kept.Add(key);
         }
 
-        await AssertHoldsExactlyAsync(store, kept, absent: deleted.Take(50).Append(-1).Append(-2));
+        await AssertHoldsExactlyAsync(store, kept, absent: deleted.Take(50).Append(-1).Append(-2).Append(-3));
     }
 
     private static async Task AssertHoldsExactlyAsync(MixedStorageKVStore<int, byte[]> store, IEnumerable<int> present, IEnumerable<int> absent)
