@@ -105,31 +105,12 @@ internal sealed class CompactionPass
 
                 // Every slice ends on a page boundary, as the pass does (LogCompactor says why).
                 long sliceEnd = Math.Min(untilAddress, (sliceStart + _sliceBytes) & ~_pageSizeMask);
-                if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
-                {
-                    await backPressure.EnterAsync().ConfigureAwait(false);
-                }
-                else
-                {
-                    backPressure.Release();
-                }
 
-                SliceDone slice;
-                using (var sliceDone = new CancellationTokenSource())
-                {
-                    // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log
-                    // passes the bound, without waiting for the slice to end.
-                    Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, sliceDone.Token);
-                    try
-                    {
-                        slice = await _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld)).ConfigureAwait(false);
-                    }
-                    finally
-                    {
-                        await sliceDone.CancelAsync().ConfigureAwait(false);
-                        await watch.ConfigureAwait(false);
-                    }
-                }
+                // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log passes
+                // the bound, without waiting for the slice to end.
+                SliceDone slice = await RunWatchedAsync(
+                    backPressure,
+                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld))).ConfigureAwait(false);
 
                 copied += slice.CopiedBytes;
                 diskBytesFreed += slice.DiskBytesFreed;
@@ -173,26 +154,40 @@ internal sealed class CompactionPass
         var backPressure = new BackPressureHold(this);
         try
         {
-            if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
-            {
-                await backPressure.EnterAsync().ConfigureAwait(false);
-            }
-
-            using var workDone = new CancellationTokenSource();
-            Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, workDone.Token);
-            try
-            {
-                return await work().ConfigureAwait(false);
-            }
-            finally
-            {
-                await workDone.CancelAsync().ConfigureAwait(false);
-                await watch.ConfigureAwait(false);
-            }
+            return await RunWatchedAsync(backPressure, work).ConfigureAwait(false);
         }
         finally
         {
             backPressure.Release();
+        }
+    }
+
+    /// <summary>
+    /// Holds writers from the start when the log is over the back-pressure bound (and lets writers held before go when it
+    /// is not), then runs <paramref name="work"/> while a watch holds them once the log passes the bound. Writers stay
+    /// held after it: the caller releases <paramref name="backPressure"/>.
+    /// </summary>
+    private async Task<T> RunWatchedAsync<T>(BackPressureHold backPressure, Func<Task<T>> work)
+    {
+        if (_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
+        {
+            await backPressure.EnterAsync().ConfigureAwait(false);
+        }
+        else
+        {
+            backPressure.Release();
+        }
+
+        using var workDone = new CancellationTokenSource();
+        Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, workDone.Token);
+        try
+        {
+            return await work().ConfigureAwait(false);
+        }
+        finally
+        {
+            await workDone.CancelAsync().ConfigureAwait(false);
+            await watch.ConfigureAwait(false);
         }
     }
 
