@@ -134,13 +134,6 @@ internal sealed partial class FasterRecordStore
     {
         _fault.ThrowIfFaulted();
         using OperationGate.Scope admission = _gate.Enter(this);
-
-        // What the update writes is known only inside the barrier, where waiting for room could not end: treated as an upsert.
-        if (!Compactor.HasRoom)
-        {
-            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
-        }
-
         int[] stripes = _keyStripes.StripesOf(keys, key => key);
         using KeyStripeLocks.ManyScope held = await _keyStripes.EnterManyAsync(stripes, cancellationToken).ConfigureAwait(false);
         await _journal.WaitUntilAppliedAsync(stripes).ConfigureAwait(false);

@@ -112,6 +112,11 @@ public class LogDiskBudgetTests
         await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.UpsertAsync(-1, Value(-1, 0)));
         await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.ApplyBatchAsync(new WriteBatch<int, byte[]>().Upsert(-2, Value(-2, 0))));
         await Assert.ThrowsAsync<LogDiskBudgetExceededException>(async () => await store.UpdateManyAsync([-3], (_, batch) => batch.Upsert(-3, Value(-3, 0))));
+
+        // Reads never wait for room: several keys at once too.
+        IReadOnlyList<ReadResult<byte[]>> many = await store.ReadManyAsync([acknowledged[0], acknowledged[^1]]);
+        Assert.Equal(Value(acknowledged[0], 0), many[0].Value);
+        Assert.Equal(Value(acknowledged[^1], 0), many[1].Value);
         var deleted = acknowledged.Where(key => key % 2 == 0).ToList();
         await store.ApplyBatchAsync(new WriteBatch<int, byte[]>().Delete(deleted[0]).Delete(deleted[1]));
         foreach (int key in deleted.Skip(2))
