@@ -39,7 +39,7 @@ internal static partial class StoreEvents
     public static partial void CompactionFailed(ILogger logger, Exception exception);
 
     [LoggerMessage(EventId = 14, Level = LogLevel.Warning,
-        Message = "Compaction held writers back for {BackPressure}: the log reached {LogBytes} bytes, a quarter again over its threshold of {ThresholdBytes} bytes. Writes are arriving faster than compaction frees space; writers are slowed until it catches up.")]
+        Message = "Compaction held writers back for {BackPressure}: the log reached {LogBytes} bytes, a quarter again over its threshold of {ThresholdBytes} bytes (or its disk budget, if that is lower). Writes are arriving faster than compaction frees space; writers are slowed until it catches up.")]
     public static partial void CompactionBackPressure(ILogger logger, TimeSpan backPressure, long logBytes, long thresholdBytes);
 
     [LoggerMessage(EventId = 15, Level = LogLevel.Warning,

@@ -38,7 +38,7 @@ internal sealed partial class FasterRecordStore
             return;
         }
 
-        if (!Compactor.HasRoom && !AllDeletes(writes))
+        if (!Compactor.HasRoom && AnyOfKind(writes, delete: false))
         {
             await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
         }
@@ -199,7 +199,7 @@ internal sealed partial class FasterRecordStore
             _journal.EndWrite(turn, applied, changedRecords: applied);
         }
 
-        if (applied && !AllUpserts(writes))
+        if (applied && AnyOfKind(writes, delete: true))
         {
             Compactor.NoteRecordDeleted();
         }
@@ -207,30 +207,18 @@ internal sealed partial class FasterRecordStore
         Compactor.NoteWrite();
     }
 
-    private static bool AllDeletes(IReadOnlyList<BatchWrite> writes)
+    /// <summary>Whether any write of <paramref name="writes"/> is a delete (<paramref name="delete"/> true) or an upsert (false).</summary>
+    private static bool AnyOfKind(IReadOnlyList<BatchWrite> writes, bool delete)
     {
         for (int i = 0; i < writes.Count; i++)
         {
-            if (!writes[i].IsDelete)
+            if (writes[i].IsDelete == delete)
             {
-                return false;
+                return true;
             }
         }
 
-        return true;
-    }
-
-    private static bool AllUpserts(IReadOnlyList<BatchWrite> writes)
-    {
-        for (int i = 0; i < writes.Count; i++)
-        {
-            if (writes[i].IsDelete)
-            {
-                return false;
-            }
-        }
-
-        return true;
+        return false;
     }
 
     /// <summary>An update may write only keys it read: those are the ones whose stripes it holds and whose values it saw.</summary>

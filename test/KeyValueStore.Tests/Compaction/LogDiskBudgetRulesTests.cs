@@ -6,14 +6,19 @@ namespace KeyValueStore.Tests.Compaction;
 public class LogDiskBudgetRulesTests
 {
     [Fact]
-    public void NoBudget_AlwaysHasRoom_AndNeverRefuses()
+    public void NoBudget_HasRoomForAnyLog_AndIsNeverExhausted()
     {
         LogDiskBudget none = LogDiskBudget.None;
 
         none.RecordPassLeft(long.MaxValue - 1, wholeReadOnlyRegion: true);
+        for (int step = 0; step < LogDiskBudget.MaxStepsWithoutPass; step++)
+        {
+            none.RecordStepWithoutPass();
+        }
 
         Assert.False(none.IsSet);
         Assert.True(none.HasRoom(long.MaxValue - 1));
+        Assert.False(none.IsExhausted);
     }
 
     [Fact]
