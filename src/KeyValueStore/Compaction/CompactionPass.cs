@@ -117,10 +117,11 @@ internal sealed class CompactionPass
                 sliceStart = sliceEnd;
 
                 // A long pass gives its emptied segment files back on the way, not only at its end (where the caller
-                // does): a durable journal checkpoints for that, so not after every slice.
+                // does): a durable journal checkpoints for that, so not after every slice. Watched like a slice, so
+                // writers a slice held go as soon as the log is under the bound, not after the checkpoint.
                 if (sliceEnd < untilAddress && sliceEnd - releasedUntil >= ReleaseEveryBytes)
                 {
-                    await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
+                    await RunWatchedAsync(backPressure, () => ReleaseCompactedLogAsync(cancellationToken)).ConfigureAwait(false);
                     releasedUntil = sliceEnd;
                 }
             }
@@ -142,6 +143,17 @@ internal sealed class CompactionPass
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
     }
+
+    /// <summary>
+    /// Lets the journal release the segment files the pass emptied (<see cref="IWriteJournal.ReleaseCompactedLogAsync"/>,
+    /// a checkpoint in the durable modes), under the same watch as a slice (<see cref="WatchingBackPressureAsync{T}"/>).
+    /// </summary>
+    /// <remarks>
+    /// Writers held to the end of a slice and then through the checkpoint that followed it waited for its whole flush:
+    /// those were the longest pauses beside checkpoints (docs/benchmarks.md, "Back-pressure beside checkpoints").
+    /// </remarks>
+    public Task ReleaseCompactedLogWatchedAsync(CancellationToken cancellationToken) =>
+        WatchingBackPressureAsync(() => ReleaseCompactedLogAsync(cancellationToken));
 
     /// <summary>
     /// Runs <paramref name="work"/> (the live estimate a pass is followed by) under the same watch as a slice: writers
@@ -209,6 +221,12 @@ internal sealed class CompactionPass
         catch (OperationCanceledException) when (sliceDone.IsCancellationRequested)
         {
         }
+    }
+
+    private async Task<bool> ReleaseCompactedLogAsync(CancellationToken cancellationToken)
+    {
+        await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
+        return true;
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>

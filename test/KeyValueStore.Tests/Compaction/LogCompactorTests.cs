@@ -682,6 +682,44 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// The checkpoints a durable store's pass takes to release the segment files it emptied hold no writer once a slice
+    /// has brought the log under the back-pressure bound. Held until the next slice, writers waited for each of those
+    /// checkpoints' whole flush: the longest pauses beside checkpoints in the load test (docs/benchmarks.md).
+    /// </summary>
+    [Fact]
+    public async Task TheCheckpointsOfAPass_HoldNoWriter_OnceASliceBroughtTheLogUnderTheBound()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
+        const int Keys = 80_000;
+        await WritePatternedKeysAsync(store, Keys);
+        await WritePatternedKeysAsync(store, Keys);
+
+        // The first round of writes, all superseded, fills the first slices: each gives back what it covers. The bound (a
+        // quarter over the threshold) sits one and a half slices under the log, so the writers are held through the
+        // first slice and the log is back under the bound after the second, where the pass's first checkpoint comes
+        // (a quarter of the threshold is under a slice, so it releases after every slice from there).
+        long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes: (logBytes - (CompactionPass.MinSliceBytes * 3 / 2)) * 4 / 5);
+        Assert.True(policy.ShouldHoldWriters(logBytes - CompactionPass.MinSliceBytes), "the log must still be over the bound after the first slice");
+        Assert.True(policy.ThresholdBytes / 4 <= CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too long for a release after every slice");
+        var writersHeldAtEachRelease = new List<bool>();
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            policy,
+            new RecordingLogger(),
+            store.CopyLiveRecordsAsync,
+            new ReleaseObservingJournal(store.Journal, () => { writersHeldAtEachRelease.Add(store.Writes.IsClosed); Console.WriteLine($"DBG release closed={store.Writes.IsClosed} log={store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress} bound={policy.BackPressureBytes} T={policy.ThresholdBytes} begin={store.FasterKV.Log.BeginAddress}"); }));
+
+        await compactor.CompactNowAsync();
+
+        Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero, "no writer was held, so the test proves nothing");
+        Assert.True(writersHeldAtEachRelease.Count >= 3, $"the pass checkpointed {writersHeldAtEachRelease.Count} times; it must do so on the way too");
+        Assert.All(writersHeldAtEachRelease, Assert.False);
+        await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
+    /// <summary>
     /// A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the
     /// store's writers), with a copy of the test's, and the store's journal or, by default, none.
     /// </summary>
