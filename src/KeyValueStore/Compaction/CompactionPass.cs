@@ -116,12 +116,19 @@ internal sealed class CompactionPass
                 diskBytesFreed += slice.DiskBytesFreed;
                 sliceStart = sliceEnd;
 
+                // Writers a slice held go as soon as it has brought the log under the bound, not at the next slice's
+                // start: a checkpoint in between (below) held them for its whole flush, the longest pauses beside
+                // checkpoints (docs/benchmarks.md, "Writers released before a pass's checkpoints").
+                if (!_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
+                {
+                    backPressure.Release();
+                }
+
                 // A long pass gives its emptied segment files back on the way, not only at its end (where the caller
-                // does): a durable journal checkpoints for that, so not after every slice. Watched like a slice, so
-                // writers a slice held go as soon as the log is under the bound, not after the checkpoint.
+                // does): a durable journal checkpoints for that, so not after every slice.
                 if (sliceEnd < untilAddress && sliceEnd - releasedUntil >= ReleaseEveryBytes)
                 {
-                    await RunWatchedAsync(backPressure, () => ReleaseCompactedLogAsync(cancellationToken)).ConfigureAwait(false);
+                    await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
                     releasedUntil = sliceEnd;
                 }
             }
@@ -143,17 +150,6 @@ internal sealed class CompactionPass
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
     }
-
-    /// <summary>
-    /// Lets the journal release the segment files the pass emptied (<see cref="IWriteJournal.ReleaseCompactedLogAsync"/>,
-    /// a checkpoint in the durable modes), under the same watch as a slice (<see cref="WatchingBackPressureAsync{T}"/>).
-    /// </summary>
-    /// <remarks>
-    /// Writers held to the end of a slice and then through the checkpoint that followed it waited for its whole flush:
-    /// those were the longest pauses beside checkpoints (docs/benchmarks.md, "Back-pressure beside checkpoints").
-    /// </remarks>
-    public Task ReleaseCompactedLogWatchedAsync(CancellationToken cancellationToken) =>
-        WatchingBackPressureAsync(() => ReleaseCompactedLogAsync(cancellationToken));
 
     /// <summary>
     /// Runs <paramref name="work"/> (the live estimate a pass is followed by) under the same watch as a slice: writers
@@ -221,12 +217,6 @@ internal sealed class CompactionPass
         catch (OperationCanceledException) when (sliceDone.IsCancellationRequested)
         {
         }
-    }
-
-    private async Task<bool> ReleaseCompactedLogAsync(CancellationToken cancellationToken)
-    {
-        await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
-        return true;
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>

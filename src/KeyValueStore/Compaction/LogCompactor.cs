@@ -36,6 +36,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     public const int MaxPassesPerStep = 4;
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly IWriteJournal _journal;
     private readonly StoreFault _fault;
     private readonly long _pageSizeMask;
     private readonly CompactionThresholdPolicy _policy;
@@ -89,6 +90,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _store = store;
         _budget = budget;
         _estimateLiveBytes = estimateLiveBytes;
+        _journal = journal;
         _fault = fault;
         _pageSizeMask = (1L << pageSizeBits) - 1;
         _policy = policy;
@@ -391,7 +393,7 @@ internal sealed class LogCompactor : IAsyncDisposable
             StoreEvents.LogDiskBudgetFilled(_logger, result.CopiedBytes + result.UncompactedBytes, _budget.Bytes);
         }
 
-        await _pass.ReleaseCompactedLogWatchedAsync(cancellationToken).ConfigureAwait(false);
+        await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)
         {
