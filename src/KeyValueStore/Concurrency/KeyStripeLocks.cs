@@ -24,14 +24,14 @@ namespace KeyValueStore.Concurrency;
 /// constant.) The store never grows FASTER's index, which would change the buckets. Compaction's copies beside the
 /// writers take the stripe of their key too; FASTER's own compaction, whose copies cannot, runs only while back-pressure
 /// holds every writer out of the <see cref="WriteBarrier"/>. Reads take no stripe. An uncontended stripe costs one interlocked
-/// operation and no allocation.
+/// operation to take and one to give back, and no allocation (<see cref="AsyncPermits"/>).
 /// </para>
 /// </remarks>
 internal sealed class KeyStripeLocks
 {
     private const int MaxStripes = 1024;
 
-    private readonly SemaphoreSlim[] _stripes;
+    private readonly AsyncPermits[] _stripes;
     private readonly long _stripeMask;
 
     /// <param name="indexBuckets">The number of buckets of the store's FASTER hash index (a power of two).</param>
@@ -39,10 +39,10 @@ internal sealed class KeyStripeLocks
     {
         int count = (int)Math.Min(MaxStripes, indexBuckets);
         _stripeMask = count - 1;
-        _stripes = new SemaphoreSlim[count];
+        _stripes = new AsyncPermits[count];
         for (int i = 0; i < count; i++)
         {
-            _stripes[i] = new SemaphoreSlim(1, 1);
+            _stripes[i] = new AsyncPermits(1);
         }
     }
 
@@ -62,14 +62,14 @@ internal sealed class KeyStripeLocks
     /// <summary>Waits for the stripe; dispose the result to let the next write of that stripe in.</summary>
     public ValueTask<Scope> EnterAsync(int stripe, CancellationToken cancellationToken = default)
     {
-        SemaphoreSlim semaphore = _stripes[stripe];
-        return semaphore.Wait(0) ? new ValueTask<Scope>(new Scope(semaphore)) : WaitThenHoldAsync(semaphore, cancellationToken);
+        AsyncPermits permit = _stripes[stripe];
+        return permit.TryTake() ? new ValueTask<Scope>(new Scope(permit)) : WaitThenHoldAsync(permit, cancellationToken);
     }
 
-    private static async ValueTask<Scope> WaitThenHoldAsync(SemaphoreSlim semaphore, CancellationToken cancellationToken)
+    private static async ValueTask<Scope> WaitThenHoldAsync(AsyncPermits permit, CancellationToken cancellationToken)
     {
-        await semaphore.WaitAsync(cancellationToken).ConfigureAwait(false);
-        return new Scope(semaphore);
+        await permit.TakeAsync(cancellationToken).ConfigureAwait(false);
+        return new Scope(permit);
     }
 
     /// <summary>
@@ -85,7 +85,7 @@ internal sealed class KeyStripeLocks
         {
             for (; entered < sortedDistinctStripes.Length; entered++)
             {
-                await _stripes[sortedDistinctStripes[entered]].WaitAsync(cancellationToken).ConfigureAwait(false);
+                await _stripes[sortedDistinctStripes[entered]].TakeAsync(cancellationToken).ConfigureAwait(false);
             }
         }
         catch
@@ -137,13 +137,13 @@ internal sealed class KeyStripeLocks
     /// <summary>A stripe held by one write.</summary>
     public readonly struct Scope : IDisposable
     {
-        private readonly SemaphoreSlim? _semaphore;
+        private readonly AsyncPermits? _stripe;
 
-        public Scope(SemaphoreSlim semaphore)
+        public Scope(AsyncPermits stripe)
         {
-            _semaphore = semaphore;
+            _stripe = stripe;
         }
 
-        public void Dispose() => _semaphore?.Release();
+        public void Dispose() => _stripe?.Release();
     }
 }

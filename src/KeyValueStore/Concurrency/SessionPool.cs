@@ -13,14 +13,14 @@ namespace KeyValueStore.Concurrency;
 /// </summary>
 /// <remarks>
 /// FASTER sessions are not thread-safe but, with the async API, are not tied to a thread either: one
-/// caller at a time may use a session from any thread. The semaphore counts sessions that are free or
-/// not yet created; the queue holds the created ones that are free.
+/// caller at a time may use a session from any thread. The permits count sessions that are free or
+/// not yet created (<see cref="AsyncPermits"/>: no monitor on the way when one is free); the queue holds the created ones that are free.
 /// </remarks>
 internal sealed class SessionPool<TSession> : IDisposable
     where TSession : class, IDisposable
 {
     private readonly Func<TSession> _createSession;
-    private readonly SemaphoreSlim _available;
+    private readonly AsyncPermits _available;
     private readonly ConcurrentQueue<TSession> _idle = new();
     private readonly ConcurrentDictionary<TSession, bool> _abandoned = new(ReferenceEqualityComparer.Instance);
     private int _abandonedCount;
@@ -32,7 +32,7 @@ internal sealed class SessionPool<TSession> : IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
         Capacity = capacity;
         _createSession = createSession;
-        _available = new SemaphoreSlim(capacity, capacity);
+        _available = new AsyncPermits(capacity);
     }
 
     public int Capacity { get; }
@@ -47,10 +47,9 @@ internal sealed class SessionPool<TSession> : IDisposable
     public ValueTask<Scope> RentAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        Task wait = _available.WaitAsync(cancellationToken);
-        return wait.IsCompletedSuccessfully
+        return _available.TryTake()
             ? new ValueTask<Scope>(new Scope(this, TakeOrCreate()))
-            : RentSlowAsync(wait, cancellationToken);
+            : RentSlowAsync(cancellationToken);
     }
 
     /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>
@@ -66,22 +65,12 @@ internal sealed class SessionPool<TSession> : IDisposable
             session.Dispose();
         }
 
-        _available.Dispose();
     }
 
-    private async ValueTask<Scope> RentSlowAsync(Task wait, CancellationToken cancellationToken)
+    private async ValueTask<Scope> RentSlowAsync(CancellationToken cancellationToken)
     {
-        await wait.ConfigureAwait(false);
-
-        // SemaphoreSlim removes a cancelled waiter on a continuation, so a release arriving just after
-        // the cancellation can still grant it. A caller that was cancelled before it got a session
-        // gives the grant back, so cancelling a waiting caller reliably stops it.
-        if (cancellationToken.IsCancellationRequested)
-        {
-            _available.Release();
-            cancellationToken.ThrowIfCancellationRequested();
-        }
-
+        // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).
+        await _available.TakeAsync(cancellationToken).ConfigureAwait(false);
         return new Scope(this, TakeOrCreate());
     }
 

@@ -160,9 +160,16 @@ internal sealed class WriteBarrier
 
     /// <summary>Enters as a writer (<see cref="EnterWriteAsync"/>) for a <c>using</c> scope, whose disposal exits.</summary>
     /// <exception cref="System.OperationCanceledException">Cancelled while the barrier was closed; nothing was entered.</exception>
-    public async ValueTask<Scope> EnterScopeAsync(CancellationToken cancellationToken = default)
+    /// <remarks>Not an async method: the open barrier, every write's case, completes without a state machine.</remarks>
+    public ValueTask<Scope> EnterScopeAsync(CancellationToken cancellationToken = default)
     {
-        await EnterWriteAsync(cancellationToken).ConfigureAwait(false);
+        ValueTask entered = EnterWriteAsync(cancellationToken);
+        return entered.IsCompletedSuccessfully ? new ValueTask<Scope>(new Scope(this)) : ScopeOnceEnteredAsync(entered);
+    }
+
+    private async ValueTask<Scope> ScopeOnceEnteredAsync(ValueTask entered)
+    {
+        await entered.ConfigureAwait(false);
         return new Scope(this);
     }
 

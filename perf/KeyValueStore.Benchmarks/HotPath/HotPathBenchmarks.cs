@@ -1,0 +1,199 @@
+using System;
+using System.Collections.Concurrent;
+using System.IO;
+using System.Threading.Tasks;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+using FASTER.core;
+using KeyValueStore.Engine;
+using KeyValueStore.Storage;
+using Microsoft.Extensions.Logging.Abstractions;
+using StoreSession = FASTER.core.ClientSession<
+    FASTER.core.SpanByte, FASTER.core.SpanByte, FASTER.core.SpanByte, KeyValueStore.Storage.PooledBuffer, FASTER.core.Empty, KeyValueStore.Engine.RecordFunctions>;
+
+namespace KeyValueStore.Benchmarks.HotPath;
+
+/// <summary>
+/// One in-memory upsert or read, single-threaded (issue 19's first target): the typed store and the engine beneath it
+/// against FASTER 2.6.5 used directly (the floor) and a <see cref="ConcurrentDictionary{TKey, TValue}"/> (no log at
+/// all), with 8-byte keys and values of <see cref="ValueSize"/> bytes.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Raw FASTER is one <see cref="FasterKV{Key, Value}"/> of <see cref="SpanByte"/>s and one session of the engine's own
+/// callbacks (<see cref="RecordFunctions"/>: an upsert copies the value into the log, a read copies it out into a
+/// pooled buffer), called through FASTER's synchronous API: what the engine does for an operation, without its
+/// admission, write barrier, key stripe, session pool or async state machine. The engine gets the same key and value
+/// bytes; the typed store gets the <c>long</c> key and the <c>byte[]</c> value, which it serializes with MessagePack
+/// (a few bytes more per record). The dictionary keeps a reference to the caller's array and copies nothing.
+/// </para>
+/// <para>
+/// Every store is loaded with <see cref="Keys"/> keys before measuring and keys cycle through them, so every read hits
+/// and every upsert updates a record in the mutable region in place (64 MB of log memory, compaction off, durability
+/// none, a 16 K-bucket index). Each operation is a category with raw FASTER as its baseline, so Ratio is the
+/// store's time per operation over FASTER's, and the allocation column is per operation (issue 19: at most 64 B).
+/// Run with a job that picks its own invocation count: the suite's job invokes each benchmark once per iteration,
+/// too short for one operation of a few hundred nanoseconds.
+/// <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPath*' --job Short --inProcess</c>
+/// </para>
+/// </remarks>
+[Config(typeof(Config))]
+public class HotPathBenchmarks
+{
+    private const int Keys = 1024;
+
+    private readonly byte[][] _keyBytes = new byte[Keys][];
+    private readonly ConcurrentDictionary<long, byte[]> _dictionary = new();
+    private byte[] _value = [];
+    private string _directory = string.Empty;
+    private IDevice? _rawDevice;
+    private FasterKV<SpanByte, SpanByte>? _raw;
+    private StoreSession? _rawSession;
+    private FasterRecordStore? _engine;
+    private MixedStorageKVStore<long, byte[]>? _typed;
+    private int _next;
+
+    /// <summary>The value's length in bytes (issue 19: 16 to 256).</summary>
+    [Params(16, 256)]
+    public int ValueSize { get; set; }
+
+    [GlobalSetup]
+    public async Task OpenStoresAsync()
+    {
+        _directory = Path.Combine(Path.GetTempPath(), "kvstore-bench-hotpath", Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(_directory);
+
+        // Pinned for good: SpanByte.FromFixedSpan points FASTER at them without a fixed block.
+        _value = GC.AllocateArray<byte>(ValueSize, pinned: true);
+        Random.Shared.NextBytes(_value);
+        for (int key = 0; key < Keys; key++)
+        {
+            _keyBytes[key] = GC.AllocateArray<byte>(sizeof(long), pinned: true);
+            BitConverter.TryWriteBytes(_keyBytes[key], (long)key);
+        }
+
+        MixedStorageKVStoreOptions engineOptions = Options("engine");
+        _rawDevice = Devices.CreateLogDevice(Path.Combine(_directory, "raw.log"), preallocateFile: false, deleteOnClose: true);
+        _raw = new FasterKV<SpanByte, SpanByte>(engineOptions.IndexNumBuckets, new LogSettings
+        {
+            LogDevice = _rawDevice,
+            PageSizeBits = engineOptions.PageSizeBits,
+            MemorySizeBits = engineOptions.MemorySizeBits,
+            SegmentSizeBits = engineOptions.SegmentSizeBits,
+        });
+        var functions = new RecordFunctions();
+        _rawSession = _raw.For(functions).NewSession<RecordFunctions>(functions);
+        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(engineOptions), NullLogger.Instance);
+        _typed = new MixedStorageKVStore<long, byte[]>(Options("typed"));
+
+        for (int key = 0; key < Keys; key++)
+        {
+            Raw_Upsert();
+            await _engine.UpsertAsync(_keyBytes[_next], _value).ConfigureAwait(false);
+            await _typed.UpsertAsync(_next, _value).ConfigureAwait(false);
+            _dictionary[_next] = _value;
+        }
+
+        if (Raw_Read() != ValueSize || await Engine_Read().ConfigureAwait(false) != ValueSize || await Typed_Read().ConfigureAwait(false) != ValueSize)
+        {
+            throw new InvalidOperationException("A loaded key was not read back whole; the stores would not do like work.");
+        }
+    }
+
+    [GlobalCleanup]
+    public async Task CloseStoresAsync()
+    {
+        // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
+        _rawSession?.Dispose();
+        _raw?.Dispose();
+        _rawDevice?.Dispose();
+        if (_engine is not null)
+        {
+            await _engine.DisposeAsync().ConfigureAwait(false);
+        }
+
+        if (_typed is not null)
+        {
+            await _typed.DisposeAsync().ConfigureAwait(false);
+        }
+
+        if (Directory.Exists(_directory))
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+    }
+
+    [BenchmarkCategory("Upsert"), Benchmark(Baseline = true)]
+    public void Raw_Upsert()
+    {
+        SpanByte key = SpanByte.FromFixedSpan(_keyBytes[NextKey()]);
+        SpanByte value = SpanByte.FromFixedSpan(_value);
+        Status status = _rawSession!.Upsert(ref key, ref value);
+        if (status.IsPending)
+        {
+            _rawSession.CompletePending(wait: true);
+        }
+    }
+
+    [BenchmarkCategory("Upsert"), Benchmark]
+    public ValueTask Engine_Upsert() => _engine!.UpsertAsync(_keyBytes[NextKey()], _value);
+
+    [BenchmarkCategory("Upsert"), Benchmark]
+    public ValueTask Typed_Upsert() => _typed!.UpsertAsync(NextKey(), _value);
+
+    [BenchmarkCategory("Upsert"), Benchmark]
+    public void Dictionary_Upsert() => _dictionary[NextKey()] = _value;
+
+    /// <summary>A read that hits; returns the value's length so that it cannot be optimized away.</summary>
+    [BenchmarkCategory("Read"), Benchmark(Baseline = true)]
+    public int Raw_Read()
+    {
+        if (!PinnedRecord.TryRead(_rawSession!, _keyBytes[NextKey()], locate: false, out Status status, out PooledBuffer value))
+        {
+            throw new InvalidOperationException("An in-memory read went to the disk.");
+        }
+
+        int length = status.Found ? value.Length : -1;
+        value.Return();
+        return length;
+    }
+
+    [BenchmarkCategory("Read"), Benchmark]
+    public async ValueTask<int> Engine_Read()
+    {
+        (bool found, PooledBuffer value) = await _engine!.ReadAsync(_keyBytes[NextKey()]).ConfigureAwait(false);
+        int length = found ? value.Length : -1;
+        value.Return();
+        return length;
+    }
+
+    [BenchmarkCategory("Read"), Benchmark]
+    public async ValueTask<int> Typed_Read()
+    {
+        ReadResult<byte[]> result = await _typed!.ReadAsync(NextKey()).ConfigureAwait(false);
+        return result.Value?.Length ?? -1;
+    }
+
+    [BenchmarkCategory("Read"), Benchmark]
+    public int Dictionary_Read() => _dictionary.TryGetValue(NextKey(), out byte[]? value) ? value.Length : -1;
+
+    private int NextKey() => _next = (_next + 1) & (Keys - 1);
+
+    private MixedStorageKVStoreOptions Options(string name) => new()
+    {
+        LogDirectory = _directory,
+        LogFileNamePrefix = name,
+        TimeBetweenLogCompactionsMS = -1,
+        IndexNumBuckets = 1 << 14,
+    };
+
+    /// <summary>Ratio per operation: each category's raw FASTER method is its baseline.</summary>
+    private sealed class Config : ManualConfig
+    {
+        public Config()
+        {
+            AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams);
+            AddColumn(BenchmarkDotNet.Columns.CategoriesColumn.Default);
+        }
+    }
+}
