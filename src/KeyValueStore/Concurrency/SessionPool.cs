@@ -47,6 +47,13 @@ internal sealed class SessionPool<TSession> : IDisposable
     public ValueTask<Scope> RentAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+
+        // A caller cancelled before it asked gets no session even when one is free: its operation is not issued.
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<Scope>(cancellationToken);
+        }
+
         return _available.TryTake()
             ? new ValueTask<Scope>(new Scope(this, TakeOrCreate()))
             : RentSlowAsync(cancellationToken);

@@ -28,6 +28,20 @@ public class SessionPoolTests
             ? (status, value)
             : await PendingRead.CompleteAsync(session);
 
+    /// <summary>As SemaphoreSlim did before the pool counted with AsyncPermits: a cancelled caller's operation is never issued.</summary>
+    [Fact]
+    public async Task Rent_WithATokenAlreadyCancelled_Throws_EvenWithASessionFree()
+    {
+        using var pool = new SessionPool<CountingSession>(2, () => new CountingSession());
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await pool.RentAsync(new CancellationToken(canceled: true)));
+
+        Assert.Equal(0, pool.CreatedCount);
+        using SessionPool<CountingSession>.Scope first = await pool.RentAsync();
+        using SessionPool<CountingSession>.Scope second = await pool.RentAsync();
+        Assert.NotSame(first.Session, second.Session);
+    }
+
     [Fact]
     public async Task Rent_BeyondCapacity_WaitsUntilASessionIsReturned()
     {
