@@ -37,7 +37,7 @@ namespace KeyValueStore.Benchmarks.HotPath;
 /// <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPath*' --job Short --inProcess</c>
 /// </para>
 /// </remarks>
-[Config(typeof(Config))]
+[Config(typeof(InMemoryBenchmarkStores.PerOperationConfig))]
 public class HotPathBenchmarks
 {
     private const int Keys = 1024;
@@ -72,7 +72,7 @@ public class HotPathBenchmarks
             BitConverter.TryWriteBytes(_keyBytes[key], (long)key);
         }
 
-        MixedStorageKVStoreOptions engineOptions = Options("engine");
+        MixedStorageKVStoreOptions engineOptions = InMemoryBenchmarkStores.Options(_directory, "engine");
         _rawDevice = Devices.CreateLogDevice(Path.Combine(_directory, "raw.log"), preallocateFile: false, deleteOnClose: true);
         _raw = new FasterKV<SpanByte, SpanByte>(engineOptions.IndexNumBuckets, new LogSettings
         {
@@ -84,7 +84,7 @@ public class HotPathBenchmarks
         var functions = new RecordFunctions();
         _rawSession = _raw.For(functions).NewSession<RecordFunctions>(functions);
         _engine = StoreOpener.Open(StoreSettingsValidator.Validate(engineOptions), NullLogger.Instance);
-        _typed = new MixedStorageKVStore<long, byte[]>(Options("typed"));
+        _typed = new MixedStorageKVStore<long, byte[]>(InMemoryBenchmarkStores.Options(_directory, "typed"));
 
         for (int key = 0; key < Keys; key++)
         {
@@ -101,26 +101,13 @@ public class HotPathBenchmarks
     }
 
     [GlobalCleanup]
-    public async Task CloseStoresAsync()
+    public Task CloseStoresAsync()
     {
         // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
         _rawSession?.Dispose();
         _raw?.Dispose();
         _rawDevice?.Dispose();
-        if (_engine is not null)
-        {
-            await _engine.DisposeAsync().ConfigureAwait(false);
-        }
-
-        if (_typed is not null)
-        {
-            await _typed.DisposeAsync().ConfigureAwait(false);
-        }
-
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
+        return InMemoryBenchmarkStores.CloseAsync(_directory, _engine, _typed);
     }
 
     [BenchmarkCategory("Upsert"), Benchmark(Baseline = true)]
@@ -178,22 +165,4 @@ public class HotPathBenchmarks
     public int Dictionary_Read() => _dictionary.TryGetValue(NextKey(), out byte[]? value) ? value.Length : -1;
 
     private int NextKey() => _next = (_next + 1) & (Keys - 1);
-
-    private MixedStorageKVStoreOptions Options(string name) => new()
-    {
-        LogDirectory = _directory,
-        LogFileNamePrefix = name,
-        TimeBetweenLogCompactionsMS = -1,
-        IndexNumBuckets = 1 << 14,
-    };
-
-    /// <summary>Ratio per operation: each category's raw FASTER method is its baseline.</summary>
-    private sealed class Config : ManualConfig
-    {
-        public Config()
-        {
-            AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams);
-            AddColumn(BenchmarkDotNet.Columns.CategoriesColumn.Default);
-        }
-    }
 }

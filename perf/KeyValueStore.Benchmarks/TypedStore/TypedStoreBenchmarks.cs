@@ -18,11 +18,11 @@ namespace KeyValueStore.Benchmarks.TypedStore;
 /// </summary>
 /// <remarks>
 /// Each operation is a category with the engine as its baseline, so Ratio compares the two stores per operation.
-/// Both stores: default 32 MB pages and 64 MB of log memory (1,024 small records never leave the mutable region),
+/// Both stores: <see cref="InMemoryBenchmarkStores.Options"/> (1,024 small records never leave the mutable region of 64 MB),
 /// compaction off, durability none, a 16 K-bucket hash index. Keys cycle through the loaded ones, so every read hits and every upsert updates
 /// in place; a delete takes a key never written, so it finds nothing and writes nothing, and the store stays as loaded.
 /// </remarks>
-[Config(typeof(Config))]
+[Config(typeof(InMemoryBenchmarkStores.PerOperationConfig))]
 public class TypedStoreBenchmarks
 {
     private const int Keys = 1024;
@@ -43,8 +43,8 @@ public class TypedStoreBenchmarks
     public async Task OpenStoresAsync()
     {
         _directory = Path.Combine(Path.GetTempPath(), "kvstore-bench-typed", Guid.NewGuid().ToString("N"));
-        _typed = new MixedStorageKVStore<int, SmallStruct>(Options("typed"));
-        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(Options("engine")), NullLogger.Instance);
+        _typed = new MixedStorageKVStore<int, SmallStruct>(InMemoryBenchmarkStores.Options(_directory, "typed"));
+        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(InMemoryBenchmarkStores.Options(_directory, "engine")), NullLogger.Instance);
 
         // The facade's stored form: MessagePack keys as they are; values behind a plain envelope byte (0x00), which
         // a value this small keeps (it is below the compression threshold).
@@ -75,24 +75,7 @@ public class TypedStoreBenchmarks
     }
 
     [GlobalCleanup]
-    public async Task CloseStoresAsync()
-    {
-        // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
-        if (_typed is not null)
-        {
-            await _typed.DisposeAsync().ConfigureAwait(false);
-        }
-
-        if (_engine is not null)
-        {
-            await _engine.DisposeAsync().ConfigureAwait(false);
-        }
-
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
-    }
+    public Task CloseStoresAsync() => InMemoryBenchmarkStores.CloseAsync(_directory, _typed, _engine);
 
     [BenchmarkCategory("Upsert"), Benchmark(Baseline = true)]
     public ValueTask Engine_Upsert() => _engine!.UpsertAsync(_keyBytes[NextKey()], _valueBytes);
@@ -125,22 +108,4 @@ public class TypedStoreBenchmarks
     public ValueTask<KeyStatus> Typed_DeleteAbsent() => _typed!.DeleteAsync(AbsentKey);
 
     private int NextKey() => _next = (_next + 1) & (Keys - 1);
-
-    private MixedStorageKVStoreOptions Options(string name) => new()
-    {
-        LogDirectory = _directory,
-        LogFileNamePrefix = name,
-        TimeBetweenLogCompactionsMS = -1,
-        IndexNumBuckets = 1 << 14,
-    };
-
-    /// <summary>Ratio per operation: each category's engine method is its baseline.</summary>
-    private sealed class Config : ManualConfig
-    {
-        public Config()
-        {
-            AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory);
-            AddColumn(BenchmarkDotNet.Columns.CategoriesColumn.Default);
-        }
-    }
 }

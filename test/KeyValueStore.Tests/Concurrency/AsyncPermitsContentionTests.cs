@@ -21,32 +21,12 @@ public class AsyncPermitsContentionTests
     public async Task SixtyFourCallersOfOneStripe_HoldItOneAtATime_AndAllGetIn()
     {
         var stripe = new AsyncPermits(1);
-        const int Callers = 64;
-        const int Entries = 2_000;
-        int inside = 0;
-        long most = 0;
-        long entered = 0;
 
-        await Task.WhenAll(Enumerable.Range(0, Callers).Select(caller => Task.Run(async () =>
-        {
-            for (int i = 0; i < Entries; i++)
-            {
-                await stripe.TakeAsync(CancellationToken.None);
-                ConcurrentMax.RaiseTo(ref most, Interlocked.Increment(ref inside));
-                if ((i + caller) % 7 == 0)
-                {
-                    // Held across a yield: the others queue up behind it.
-                    await Task.Yield();
-                }
-
-                Interlocked.Increment(ref entered);
-                Interlocked.Decrement(ref inside);
-                stripe.Release();
-            }
-        })));
+        // Some entries hold the stripe across a yield, so the others queue up behind them.
+        (long most, long entered) = await TakeAndGiveBackAsync(stripe, callers: 64, entries: 2_000, yieldWhileHeld: (caller, i) => (i + caller) % 7 == 0);
 
         Assert.Equal(1, most);
-        Assert.Equal((long)Callers * Entries, entered);
+        Assert.Equal(64 * 2_000, entered);
         Assert.True(stripe.TryTake(), "the stripe was left held");
     }
 
@@ -54,26 +34,38 @@ public class AsyncPermitsContentionTests
     public async Task FourPermits_SixtyFourCallers_NeverMoreThanFourHolders_AndAllGetIn()
     {
         var permits = new AsyncPermits(4);
+
+        (long most, long entered) = await TakeAndGiveBackAsync(permits, callers: 64, entries: 1_000, yieldWhileHeld: (_, _) => true);
+
+        Assert.InRange(most, 2, 4);
+        Assert.Equal(64_000, entered);
+        Assert.True(Enumerable.Range(0, 4).All(_ => permits.TryTake()) && !permits.TryTake(), "the permits did not all come back");
+    }
+
+    /// <summary>Callers that each take a permit <paramref name="entries"/> times and give it back; returns the most holders at once and the entries made.</summary>
+    private static async Task<(long MostInside, long Entered)> TakeAndGiveBackAsync(AsyncPermits permits, int callers, int entries, Func<int, int, bool> yieldWhileHeld)
+    {
         int inside = 0;
         long most = 0;
         long entered = 0;
-
-        await Task.WhenAll(Enumerable.Range(0, 64).Select(caller => Task.Run(async () =>
+        await Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
         {
-            for (int i = 0; i < 1_000; i++)
+            for (int i = 0; i < entries; i++)
             {
                 await permits.TakeAsync(CancellationToken.None);
                 ConcurrentMax.RaiseTo(ref most, Interlocked.Increment(ref inside));
-                await Task.Yield();
+                if (yieldWhileHeld(caller, i))
+                {
+                    await Task.Yield();
+                }
+
                 Interlocked.Increment(ref entered);
                 Interlocked.Decrement(ref inside);
                 permits.Release();
             }
         })));
 
-        Assert.InRange(most, 2, 4);
-        Assert.Equal(64_000, entered);
-        Assert.True(Enumerable.Range(0, 4).All(_ => permits.TryTake()) && !permits.TryTake(), "the permits did not all come back");
+        return (most, entered);
     }
 
     [Fact]
