@@ -2,6 +2,8 @@ using System;
 using System.IO;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Configs;
+using KeyValueStore.Engine;
+using KeyValueStore.Storage;
 
 namespace KeyValueStore.Benchmarks;
 
@@ -22,6 +24,15 @@ internal static class InMemoryBenchmarkStores
         TimeBetweenLogCompactionsMS = -1,
         IndexNumBuckets = 1 << 14,
     };
+
+    /// <summary>An engine read: the value's length, -1 when not found, so that the read cannot be optimized away; the pooled value goes back.</summary>
+    public static async ValueTask<int> ReadLengthAsync(FasterRecordStore engine, byte[] key)
+    {
+        (bool found, PooledBuffer value) = await engine.ReadAsync(key).ConfigureAwait(false);
+        int length = found ? value.Length : -1;
+        value.Return();
+        return length;
+    }
 
     /// <summary>Disposes the stores that were opened (a setup that threw leaves some null), then deletes their directory.</summary>
     public static async Task CloseAsync(string directory, params IAsyncDisposable?[] stores)

@@ -146,13 +146,7 @@ public class HotPathBenchmarks
     }
 
     [BenchmarkCategory("Read"), Benchmark]
-    public async ValueTask<int> Engine_Read()
-    {
-        (bool found, PooledBuffer value) = await _engine!.ReadAsync(_keyBytes[NextKey()]).ConfigureAwait(false);
-        int length = found ? value.Length : -1;
-        value.Return();
-        return length;
-    }
+    public ValueTask<int> Engine_Read() => InMemoryBenchmarkStores.ReadLengthAsync(_engine!, _keyBytes[NextKey()]);
 
     [BenchmarkCategory("Read"), Benchmark]
     public async ValueTask<int> Typed_Read()

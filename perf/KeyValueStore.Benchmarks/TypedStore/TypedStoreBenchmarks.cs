@@ -85,13 +85,7 @@ public class TypedStoreBenchmarks
 
     /// <summary>A read that hits; returns the value's length so the read cannot be optimized away.</summary>
     [BenchmarkCategory("Read"), Benchmark(Baseline = true)]
-    public async ValueTask<int> Engine_Read()
-    {
-        (bool found, PooledBuffer value) = await _engine!.ReadAsync(_keyBytes[NextKey()]).ConfigureAwait(false);
-        int length = found ? value.Length : -1;
-        value.Return();
-        return length;
-    }
+    public ValueTask<int> Engine_Read() => InMemoryBenchmarkStores.ReadLengthAsync(_engine!, _keyBytes[NextKey()]);
 
     /// <summary>A read that hits; returns a field of the value it decoded.</summary>
     [BenchmarkCategory("Read"), Benchmark]
