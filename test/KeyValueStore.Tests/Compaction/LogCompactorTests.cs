@@ -709,7 +709,7 @@ public class LogCompactorTests
             policy,
             new RecordingLogger(),
             store.CopyLiveRecordsAsync,
-            new ReleaseObservingJournal(store.Journal, () => { writersHeldAtEachRelease.Add(store.Writes.IsClosed); Console.WriteLine($"DBG release closed={store.Writes.IsClosed} log={store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress} bound={policy.BackPressureBytes} T={policy.ThresholdBytes} begin={store.FasterKV.Log.BeginAddress}"); }));
+            new ReleaseObservingJournal(store.Journal, () => writersHeldAtEachRelease.Add(store.Writes.IsClosed)));
 
         await compactor.CompactNowAsync();
 
