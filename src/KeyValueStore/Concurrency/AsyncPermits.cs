@@ -52,9 +52,19 @@ internal sealed class AsyncPermits
     }
 
     /// <summary>Takes a permit, waiting for one while none is free; give it back with <see cref="Release"/>.</summary>
-    /// <param name="cancellationToken">Stops the wait: no permit is then taken, and the wait throws <see cref="System.OperationCanceledException"/>.</param>
-    public ValueTask TakeAsync(CancellationToken cancellationToken) =>
-        TryTake() ? ValueTask.CompletedTask : WaitAsync(cancellationToken);
+    /// <param name="cancellationToken">
+    /// Stops the wait: no permit is then taken, and the wait throws <see cref="System.OperationCanceledException"/>. A
+    /// token cancelled before the call takes nothing even when a permit is free, as <see cref="SemaphoreSlim.WaitAsync(CancellationToken)"/>.
+    /// </param>
+    public ValueTask TakeAsync(CancellationToken cancellationToken)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled(cancellationToken);
+        }
+
+        return TryTake() ? ValueTask.CompletedTask : WaitAsync(cancellationToken);
+    }
 
     /// <summary>Gives a permit back, to the longest waiter if there is one.</summary>
     public void Release()

@@ -49,14 +49,10 @@ internal sealed class SessionPool<TSession> : IDisposable
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
         // A caller cancelled before it asked gets no session even when one is free: its operation is not issued.
-        if (cancellationToken.IsCancellationRequested)
-        {
-            return ValueTask.FromCanceled<Scope>(cancellationToken);
-        }
-
-        return _available.TryTake()
+        ValueTask taken = _available.TakeAsync(cancellationToken);
+        return taken.IsCompletedSuccessfully
             ? new ValueTask<Scope>(new Scope(this, TakeOrCreate()))
-            : RentSlowAsync(cancellationToken);
+            : RentSlowAsync(taken);
     }
 
     /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>
@@ -74,10 +70,10 @@ internal sealed class SessionPool<TSession> : IDisposable
 
     }
 
-    private async ValueTask<Scope> RentSlowAsync(CancellationToken cancellationToken)
+    private async ValueTask<Scope> RentSlowAsync(ValueTask taken)
     {
         // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).
-        await _available.TakeAsync(cancellationToken).ConfigureAwait(false);
+        await taken.ConfigureAwait(false);
         return new Scope(this, TakeOrCreate());
     }
 

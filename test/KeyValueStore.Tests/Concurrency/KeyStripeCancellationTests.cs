@@ -27,6 +27,19 @@ public class KeyStripeCancellationTests
         (await next).Dispose();
     }
 
+    /// <summary>As with SemaphoreSlim before the stripes counted with AsyncPermits: a batch already cancelled takes no stripe.</summary>
+    [Fact]
+    public async Task ABatchWhoseTokenIsAlreadyCancelled_TakesNoStripe_EvenWithAllFree()
+    {
+        var stripes = new KeyStripeLocks(indexBuckets: 16);
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await stripes.EnterManyAsync([0, 1], new CancellationToken(canceled: true)));
+
+        ValueTask<KeyStripeLocks.ManyScope> both = stripes.EnterManyAsync([0, 1]);
+        Assert.True(both.IsCompleted, "the cancelled batch kept a stripe");
+        (await both).Dispose();
+    }
+
     [Fact]
     public async Task ABatchCancelledWhileWaitingForItsSecondStripe_GivesBackTheFirst()
     {
