@@ -5,7 +5,8 @@ using System.Threading.Tasks;
 namespace KeyValueStore.Concurrency;
 
 /// <summary>
-/// A count of permits that callers take and give back, waiting asynchronously, in arrival order, while none is free: a
+/// A count of permits that callers take and give back, waiting asynchronously while none is free (waiters are served in
+/// the order they arrived; a caller that finds a permit free takes it, as with <see cref="SemaphoreSlim"/>): a
 /// key stripe is one permit (<see cref="KeyStripeLocks"/>), the session pool as many as it has sessions
 /// (<see cref="SessionPool{TSession}"/>). Uncontended, taking a permit is one compare-and-swap and giving it back one
 /// interlocked increment.
