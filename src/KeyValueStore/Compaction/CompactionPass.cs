@@ -14,8 +14,8 @@ namespace KeyValueStore.Compaction;
 /// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
 /// (checked before each slice, and every few milliseconds while one copies), writers are held out until a slice brings
 /// it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Deletes no file itself:
-/// the journal decides when the emptied segment files go, and a long pass asks it on the way (every quarter of the
-/// threshold), not only at its end.
+/// the journal decides when the emptied segment files go, and a long pass asks it on the way (each time it has emptied
+/// an eighth of the threshold in whole segments), not only at its end.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
@@ -79,8 +79,17 @@ internal sealed class CompactionPass
         _timeProvider = timeProvider;
     }
 
-    /// <summary>How much log a pass compacts between two releases of its emptied segment files: a quarter of the threshold, at least a slice.</summary>
-    private long ReleaseEveryBytes => Math.Max(_sliceBytes, _policy.ThresholdBytes / 4);
+    /// <summary>
+    /// How many bytes of whole segment files a pass empties before it gives them back on the way: an eighth of the
+    /// threshold, at least one segment. Counted in whole segments, since a release (a checkpoint, in the durable modes)
+    /// frees nothing of a segment the begin address is still inside; and not a quarter of the threshold, which left half
+    /// the live data's worth of emptied files waiting (files at 3.18 times the live data at p95 over ten minutes in
+    /// Checkpoint mode; docs/benchmarks.md).
+    /// </summary>
+    private long ReleaseEveryBytes => Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
+
+    /// <summary>The bytes of the whole segments below <paramref name="to"/> that are not below <paramref name="from"/>.</summary>
+    private long WholeSegmentBytesBetween(long from, long to) => ((to >> _segmentSizeBits) - (from >> _segmentSizeBits)) << _segmentSizeBits;
 
     /// <summary>Compacts up to <paramref name="untilAddress"/>, a page boundary above the begin address.</summary>
     /// <param name="untilAddress">Where the pass ends.</param>
@@ -126,7 +135,7 @@ internal sealed class CompactionPass
 
                 // A long pass gives its emptied segment files back on the way, not only at its end (where the caller
                 // does): a durable journal checkpoints for that, so not after every slice.
-                if (sliceEnd < untilAddress && sliceEnd - releasedUntil >= ReleaseEveryBytes)
+                if (sliceEnd < untilAddress && WholeSegmentBytesBetween(releasedUntil, sliceEnd) >= ReleaseEveryBytes)
                 {
                     await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
                     releasedUntil = sliceEnd;

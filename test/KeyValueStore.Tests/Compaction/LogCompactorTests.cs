@@ -682,6 +682,39 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// A durable store's pass asks for a release on the way only once it has emptied whole segment files: a checkpoint
+    /// while the begin address is still inside the first segment frees nothing. Counted in log bytes (every quarter of
+    /// the threshold), this pass checkpointed after every slice for no file.
+    /// </summary>
+    [Fact]
+    public async Task ADurableStoresPass_ThatEmptiesNoWholeSegment_TakesNoCheckpointOnTheWay()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = DurableStores.Options(temp.Path, DurabilityMode.Checkpoint);
+        options.SegmentSizeBits = 26;
+        await using var store = StoreFactory.Open(options);
+        const int Keys = 160_000;
+        await WritePatternedKeysAsync(store, Keys);
+
+        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 3 * CompactionPass.MinSliceBytes, "the log must span more than three slices");
+        Assert.True(store.FasterKV.Log.TailAddress < 1L << options.SegmentSizeBits, "the log must still be inside its first segment");
+        int releases = 0;
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
+            new RecordingLogger(),
+            store.CopyLiveRecordsAsync,
+            new ReleaseObservingJournal(store.Journal, () => releases++),
+            segmentSizeBits: options.SegmentSizeBits);
+
+        CompactionResult pass = await compactor.CompactNowAsync();
+
+        Assert.True(pass.Compacted, "no pass ran, so the test proves nothing");
+        Assert.Equal(1, releases); // the compactor's own, once the pass has ended
+        await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
+    /// <summary>
     /// The checkpoints a durable store's pass takes to release the segment files it emptied hold no writer once a slice
     /// has brought the log under the back-pressure bound. Held until the next slice, writers waited for each of those
     /// checkpoints' whole flush: the longest pauses beside checkpoints in the load test (docs/benchmarks.md).
@@ -697,25 +730,32 @@ public class LogCompactorTests
 
         // The first round of writes, all superseded, fills the first slices: each gives back what it covers. The bound (a
         // quarter over the threshold) sits one and a half slices under the log, so the writers are held through the
-        // first slice and the log is back under the bound after the second, where the pass's first checkpoint comes
-        // (a quarter of the threshold is under a slice, so it releases after every slice from there).
+        // first slice (a release there finds them held: the log is still over the bound) and the log is back under the
+        // bound after the second. Every slice empties four segments, more than an eighth of the threshold, so the pass
+        // releases after every slice.
         long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
         var policy = new CompactionThresholdPolicy(minimumThresholdBytes: (logBytes - (CompactionPass.MinSliceBytes * 3 / 2)) * 4 / 5);
         Assert.True(policy.ShouldHoldWriters(logBytes - CompactionPass.MinSliceBytes), "the log must still be over the bound after the first slice");
-        Assert.True(policy.ThresholdBytes / 4 <= CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too long for a release after every slice");
-        var writersHeldAtEachRelease = new List<bool>();
+        Assert.True(policy.ThresholdBytes / 8 <= CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too long for a release after every slice");
+        var writersHeldAtReleasesUnderTheBound = new List<bool>();
         await using LogCompactor compactor = CompactorOnTheStoresBarrier(
             store,
             policy,
             new RecordingLogger(),
             store.CopyLiveRecordsAsync,
-            new ReleaseObservingJournal(store.Journal, () => writersHeldAtEachRelease.Add(store.Writes.IsClosed)));
+            new ReleaseObservingJournal(store.Journal, () =>
+            {
+                if (!policy.ShouldHoldWriters(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress))
+                {
+                    writersHeldAtReleasesUnderTheBound.Add(store.Writes.IsClosed);
+                }
+            }));
 
         await compactor.CompactNowAsync();
 
         Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero, "no writer was held, so the test proves nothing");
-        Assert.True(writersHeldAtEachRelease.Count >= 3, $"the pass checkpointed {writersHeldAtEachRelease.Count} times; it must do so on the way too");
-        Assert.All(writersHeldAtEachRelease, Assert.False);
+        Assert.True(writersHeldAtReleasesUnderTheBound.Count >= 3, $"the pass checkpointed {writersHeldAtReleasesUnderTheBound.Count} times under the bound; it must do so on the way too");
+        Assert.All(writersHeldAtReleasesUnderTheBound, Assert.False);
         await AssertEveryPatternedKeyAsync(store, Keys);
     }
 
@@ -723,7 +763,7 @@ public class LogCompactorTests
     /// A compactor of a low-memory store beside its own, sharing the store's write barrier (so its back-pressure holds the
     /// store's writers), with a copy of the test's, and the store's journal or, by default, none.
     /// </summary>
-    private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy, IWriteJournal? journal = null, EstimateLiveBytes? estimate = null) =>
+    private static LogCompactor CompactorOnTheStoresBarrier(FasterRecordStore store, CompactionThresholdPolicy policy, RecordingLogger logger, CopyLiveRecords copy, IWriteJournal? journal = null, EstimateLiveBytes? estimate = null, int segmentSizeBits = 20) =>
         new(
             store.FasterKV,
             copy,
@@ -733,7 +773,7 @@ public class LogCompactorTests
             new StoreFault(),
             store.Layout,
             pageSizeBits: 12,
-            segmentSizeBits: 20,
+            segmentSizeBits,
             policy,
             LogDiskBudget.None,
             TimeProvider.System,
