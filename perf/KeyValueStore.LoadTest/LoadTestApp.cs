@@ -33,6 +33,7 @@ internal static class LoadTestApp
     {
         LoadTestOptions options;
         RunDirectory directory;
+        RunDirectory? walDirectory = null;
         try
         {
             options = OptionParser.Parse(args);
@@ -51,6 +52,7 @@ internal static class LoadTestApp
             try
             {
                 CapacityCheck.Ensure(options, directory.Path);
+                walDirectory = options.WriteAheadLogDirectory is null ? null : RunDirectory.Create(options.WriteAheadLogDirectory, "--wal-dir");
             }
             catch
             {
@@ -65,10 +67,11 @@ internal static class LoadTestApp
 
         LoadTestReport report;
         using (directory)
+        using (walDirectory)
         {
             try
             {
-                var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes, options.Compaction, options.DiskBudgetBytes);
+                var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes, options.Compaction, options.DiskBudgetBytes, walDirectory?.Path);
                 await using ILoadTestBackend backend = (openBackend ?? options.Backend.Open)(context);
 
                 // Checked on the backend as opened, since a capability is what the instance implements.

@@ -118,6 +118,26 @@ public sealed class MixedStorageKVStoreOptions
     /// </remarks>
     public int CheckpointIntervalMS { get; set; } = 5_000;
 
+    /// <summary>Gets or sets the directory of the write-ahead log, to put it on a device of its own.</summary>
+    /// <value>The default value is <see langword="null"/>, meaning the log lives in <see cref="LogDirectory"/> as <c>&lt;prefix&gt;.wal</c>.</value>
+    /// <remarks>
+    /// <para>
+    /// In <see cref="DurabilityMode.Commit"/> mode every acknowledged write waits for the write-ahead log's group commit
+    /// (an fsync). On the device that also takes the segment files' page writes and the checkpoints, that fsync queues
+    /// behind them; a device of its own keeps commit latency flat while compaction and checkpoints run
+    /// (docs/durability.md). The log is kept there as <c>&lt;prefix&gt;.&lt;store id&gt;.wal</c>, so several stores can
+    /// share the directory, and the store's manifest records that its log lives elsewhere.
+    /// </para>
+    /// <para>
+    /// Only <see cref="DurabilityMode.Commit"/> writes a log there. A store whose log is elsewhere must be reopened with this
+    /// set to the directory that holds it (both may be moved, together or apart), also in
+    /// <see cref="DurabilityMode.Checkpoint"/> mode, which applies the log and retires it. To move a log from one directory
+    /// to another, open and close the store once in <see cref="DurabilityMode.Checkpoint"/> mode, then reopen it in
+    /// <see cref="DurabilityMode.Commit"/> mode with the new directory. Not allowed in <see cref="DurabilityMode.None"/> mode.
+    /// </para>
+    /// </remarks>
+    public string? WriteAheadLogDirectory { get; set; }
+
     /// <summary>Gets or sets whether each value is stored with a CRC-32C checksum of its key and value, verified on every read.</summary>
     /// <value>The default value is <see langword="false"/>.</value>
     /// <remarks>

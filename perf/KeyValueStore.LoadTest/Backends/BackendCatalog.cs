@@ -17,11 +17,11 @@ internal static class BackendCatalog
     public static IReadOnlyList<BackendDescriptor> All { get; } =
     [
         new("typed", "this store's public API, MixedStorageKVStore<long, byte[]> (MessagePack keys and values), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context)),
-        new("typed-checkpoint", "the public API, durability Checkpoint: checkpoints every 5 s and on close", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Checkpoint))),
-        new("typed-commit", "the public API, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Commit))),
+        new("typed-checkpoint", "the public API, durability Checkpoint: checkpoints every 5 s and on close", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Checkpoint, context))),
+        new("typed-commit", "the public API, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new TypedBackend(context, Durable(DurabilityMode.Commit, context)), KeepsWriteAheadLog: true),
         new("faster", "the engine under it (FasterRecordStore, byte keys and values), durability none: its files are deleted on close", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context)),
-        new("faster-checkpoint", "the engine, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint))),
-        new("faster-commit", "the engine, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit))),
+        new("faster-checkpoint", "the engine, durability Checkpoint: checkpoints every 5 s and on close; a crash loses at most the writes since the last one", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Checkpoint, context))),
+        new("faster-commit", "the engine, durability Commit: each upsert completes once it is on disk (group commit)", UsesMemorySize: true, StoresOnDisk: true, context => new FasterBackend(context, Durable(DurabilityMode.Commit, context)), KeepsWriteAheadLog: true),
         new("memory", "memory-only baseline: a ConcurrentDictionary of byte arrays, no engine", UsesMemorySize: false, StoresOnDisk: false, _ => new MemoryBackend()),
         new("sqlite", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=NORMAL", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Normal)),
         new("sqlite-full", "SQLite (Microsoft.Data.Sqlite), one table, WAL mode, synchronous=FULL: each upsert is its own transaction, durable on return (the WAL synced at every commit)", UsesMemorySize: false, StoresOnDisk: true, context => new SqliteBackend(context, SqliteSynchronous.Full)),
@@ -39,9 +39,10 @@ internal static class BackendCatalog
         All.FirstOrDefault(backend => string.Equals(backend.Name, name, StringComparison.OrdinalIgnoreCase));
 
     /// <summary>The options that make the store durable; the run's directory is removed afterwards all the same.</summary>
-    private static Action<MixedStorageKVStoreOptions> Durable(DurabilityMode mode) => options =>
+    private static Action<MixedStorageKVStoreOptions> Durable(DurabilityMode mode, BackendContext context) => options =>
     {
         options.Durability = mode;
         options.DeleteLogOnClose = false;
+        options.WriteAheadLogDirectory = mode == DurabilityMode.Commit ? context.WriteAheadLogDirectory : null;
     };
 }

@@ -8,4 +8,5 @@ namespace KeyValueStore.LoadTest.Backends;
 /// <param name="UsesMemorySize">Whether --memory-size applies (and is checked against --value-size).</param>
 /// <param name="StoresOnDisk">Whether the loaded data must fit on disk (else in memory); checked before a run.</param>
 /// <param name="Open">Opens the backend in the run's directory.</param>
-internal sealed record BackendDescriptor(string Name, string Description, bool UsesMemorySize, bool StoresOnDisk, Func<BackendContext, ILoadTestBackend> Open);
+/// <param name="KeepsWriteAheadLog">Whether the backend is this store in Commit mode, whose write-ahead log --wal-dir places.</param>
+internal sealed record BackendDescriptor(string Name, string Description, bool UsesMemorySize, bool StoresOnDisk, Func<BackendContext, ILoadTestBackend> Open, bool KeepsWriteAheadLog = false);

@@ -21,6 +21,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
 {
     private readonly FasterRecordStore _store;
     private readonly string _directory;
+    private readonly string? _writeAheadLogDirectory;
 
     /// <param name="context">The run's directory and sizes.</param>
     /// <param name="configure">Changes to the options after sizing, such as a durability mode.</param>
@@ -29,6 +30,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
         MixedStorageKVStoreOptions options = FasterStoreSizing.Options(context);
         configure?.Invoke(options);
         _directory = context.Directory;
+        _writeAheadLogDirectory = options.WriteAheadLogDirectory;
         _store = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
     }
 
@@ -77,7 +79,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
     /// <summary>The store's own delete: exact, since it reads the key's record (from disk if need be) before removing it.</summary>
     public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _store.DeleteAsync(key);
 
-    public long BytesOnDisk() => DirectorySize.Of(_directory);
+    public long BytesOnDisk() => DirectorySize.Of(_directory) + (_writeAheadLogDirectory is null ? 0 : DirectorySize.Of(_writeAheadLogDirectory));
 
     /// <summary>The compactor's passes and the journal's checkpoints.</summary>
     public BackgroundMarks Mark() => CompactionSampler.Mark(_store);

@@ -36,6 +36,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
 {
     private readonly MixedStorageKVStore<long, byte[]> _store;
     private readonly string _directory;
+    private readonly string? _writeAheadLogDirectory;
 
     /// <summary>Opens the store in the run's directory.</summary>
     /// <param name="context">The run's directory and sizes.</param>
@@ -45,6 +46,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         MixedStorageKVStoreOptions options = FasterStoreSizing.Options(context);
         configure?.Invoke(options);
         _directory = context.Directory;
+        _writeAheadLogDirectory = options.WriteAheadLogDirectory;
         _store = new MixedStorageKVStore<long, byte[]>(options);
     }
 
@@ -86,7 +88,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         await _store.DeleteAsync(Id(key)).ConfigureAwait(false) == KeyStatus.Found;
 
     /// <summary>The sizes of every file in the run's directory: the store's segments, checkpoints and write-ahead log.</summary>
-    public long BytesOnDisk() => DirectorySize.Of(_directory);
+    public long BytesOnDisk() => DirectorySize.Of(_directory) + (_writeAheadLogDirectory is null ? 0 : DirectorySize.Of(_writeAheadLogDirectory));
 
     /// <summary>The compactor's passes and the journal's checkpoints.</summary>
     public BackgroundMarks Mark() => CompactionSampler.Mark(_store.Engine);

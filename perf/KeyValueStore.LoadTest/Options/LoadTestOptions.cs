@@ -49,6 +49,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
     public string? Directory { get; init; }
 
+    /// <summary>Gets --wal-dir: where a fresh directory for the Commit-mode store's write-ahead log is made (a device of its own); null for the store's directory.</summary>
+    public string? WriteAheadLogDirectory { get; init; }
+
     public string? JsonPath { get; init; }
 
     public bool Verify { get; init; }

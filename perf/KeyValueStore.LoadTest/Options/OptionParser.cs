@@ -21,6 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
+        "--wal-dir",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -47,6 +48,7 @@ internal static class OptionParser
             Compaction = Get(given, "--compaction", options.Compaction, ParseOnOff),
             DiskBudgetBytes = Get(given, "--disk-budget", options.DiskBudgetBytes, ParseDiskBudget),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
+            WriteAheadLogDirectory = Get(given, "--wal-dir", options.WriteAheadLogDirectory, text => NonEmpty("--wal-dir", text, "a directory path")),
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
@@ -56,6 +58,12 @@ internal static class OptionParser
         if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize) is string problem)
         {
             throw new InvalidOptionException(problem);
+        }
+
+        if (options.WriteAheadLogDirectory is not null && !options.Backend.KeepsWriteAheadLog)
+        {
+            throw new InvalidOptionException(
+                $"--wal-dir places the write-ahead log of this store in Commit mode, and the {options.Backend.Name} backend keeps none; use it with typed-commit or faster-commit, or leave it out.");
         }
 
         if (options.BatchSize > 1 && !options.Workload.OperationTypes.Any(OperationKinds.IsBlindWrite))

@@ -17,5 +17,6 @@ internal sealed record SettingsReport(
     bool? Compaction,
     long? DiskBudgetBytes,
     string RunDirectory,
+    string? WriteAheadLogDirectory,
     bool Verify,
     long Seed);

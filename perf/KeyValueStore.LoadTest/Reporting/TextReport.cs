@@ -41,6 +41,11 @@ internal static class TextReport
         }
 
         Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");
+        if (settings.WriteAheadLogDirectory is string walDirectory)
+        {
+            Line(text, "wal directory", $"a fresh directory inside {walDirectory} (--wal-dir), removed after the run");
+        }
+
         Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
         text.WriteLine();
 

@@ -19,8 +19,8 @@ internal sealed class RunDirectory : IDisposable
 
     public string Path { get; }
 
-    /// <summary>Makes the directory, or throws <see cref="InvalidOptionException"/> naming --dir and why it cannot be used.</summary>
-    public static RunDirectory Create(string? parent)
+    /// <summary>Makes the directory, or throws <see cref="InvalidOptionException"/> naming <paramref name="option"/> and why it cannot be used.</summary>
+    public static RunDirectory Create(string? parent, string option = "--dir")
     {
         string root = parent ?? System.IO.Path.Combine(System.IO.Path.GetTempPath(), "kvstore-loadtest");
         string name = string.Create(CultureInfo.InvariantCulture, $"run-{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Guid.NewGuid():N}")[..28];
@@ -37,8 +37,8 @@ internal sealed class RunDirectory : IDisposable
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
         {
             throw new InvalidOptionException(parent is null
-                ? $"The temporary directory '{root}' is not writable ({e.Message}); give a writable directory with --dir."
-                : $"--dir '{parent}' is not writable: {e.Message}", e);
+                ? $"The temporary directory '{root}' is not writable ({e.Message}); give a writable directory with {option}."
+                : $"{option} '{parent}' is not writable: {e.Message}", e);
         }
 
         return new RunDirectory(path);

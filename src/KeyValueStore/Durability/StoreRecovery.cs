@@ -30,6 +30,7 @@ internal static class StoreRecovery
         IReadOnlyList<LogSegmentFile> segments = layout.Segments();
 
         CheckpointRecord record = CheckpointRecord.None;
+        WriteAheadLogSite walSite;
         if (stored is null)
         {
             if (point is not null || segments.Count > 0)
@@ -40,11 +41,13 @@ internal static class StoreRecovery
             requested.WriteAtomically(layout.ManifestPath, settings.Directories);
             CheckpointRecord.None.WriteAtomically(layout.CheckpointRecordPath, settings.Directories);
             StoreEvents.DurableStoreCreated(logger, layout.ManifestPath, settings.Durability);
+            walSite = WriteAheadLogSite.Find(settings, layout, requested);
         }
         else
         {
             stored.EnsureCompatibleWith(requested, layout.ManifestPath);
-            bool holdsData = segments.Count > 0 || skipped.Count > 0 || Directory.Exists(layout.WriteAheadLogDirectory);
+            walSite = WriteAheadLogSite.Find(settings, layout, stored);
+            bool holdsData = segments.Count > 0 || skipped.Count > 0 || walSite.Exists;
             record = CheckpointInspector.EnsureMatchesRecord(point, layout, holdsData, settings.Directories);
         }
 
@@ -55,7 +58,7 @@ internal static class StoreRecovery
         }
 
         // Opened before FASTER touches the store's log, so that a damaged write-ahead log changes no file either.
-        (WriteAheadLog? writeAheadLog, WalPosition replayFrom) = await OpenWriteAheadLogAsync(settings, layout, point, fault, logger).ConfigureAwait(false);
+        (WriteAheadLog? writeAheadLog, WalPosition replayFrom) = await OpenWriteAheadLogAsync(settings, layout, walSite, point, fault, logger).ConfigureAwait(false);
         if (point is null)
         {
             // A crash before the first checkpoint completed: a fresh log must not meet segments of the last one. What
@@ -94,7 +97,7 @@ internal static class StoreRecovery
                 checkpointFiles!.DeleteReplacedCheckpoints();
             }
 
-            return new RecoveredLog(store, device, checkpointFiles!, index, writeAheadLog, replayFrom);
+            return new RecoveredLog(store, device, checkpointFiles!, index, writeAheadLog, walSite, replayFrom);
         }
         catch (Exception e)
         {
@@ -138,20 +141,22 @@ internal static class StoreRecovery
     /// Opens the write-ahead log of a Commit-mode store, or the one a store reopened in another durable mode still has,
     /// and says where its replay starts. Null when there is none to open.
     /// </summary>
-    private static async Task<(WriteAheadLog? Log, WalPosition ReplayFrom)> OpenWriteAheadLogAsync(StoreSettings settings, LogFileLayout layout, RecoveryPoint? point, StoreFault fault, ILogger logger)
+    private static async Task<(WriteAheadLog? Log, WalPosition ReplayFrom)> OpenWriteAheadLogAsync(StoreSettings settings, LogFileLayout layout, WriteAheadLogSite site, RecoveryPoint? point, StoreFault fault, ILogger logger)
     {
-        bool exists = Directory.Exists(layout.WriteAheadLogDirectory);
-        if (point?.WalPosition is { } recorded && !exists)
+        // A log to be started elsewhere is new, but the log a checkpoint names must not be missing from the store's directory.
+        string recordedDirectory = site.Elsewhere && !site.Exists ? layout.WriteAheadLogDirectory : site.Directory;
+        if (point?.WalPosition is { } recorded && !Directory.Exists(recordedDirectory))
         {
-            throw new StoreFileCorruptedException(layout.WriteAheadLogDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded.Address}");
+            throw new StoreFileCorruptedException(recordedDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded.Address}");
         }
 
-        if (settings.Durability != DurabilityMode.Commit && !exists)
+        if (settings.Durability != DurabilityMode.Commit && !site.Exists)
         {
             return (null, default);
         }
 
-        var writeAheadLog = WriteAheadLog.Open(layout.WriteAheadLogDirectory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories));
+        site.PrepareToOpen(layout);
+        var writeAheadLog = WriteAheadLog.Open(site.Directory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories));
         try
         {
             WalPosition replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);
@@ -159,6 +164,7 @@ internal static class StoreRecovery
             // Read-only checks first, so that a damaged log changes no file; only then clear a crash's leftovers.
             await writeAheadLog.VerifyAsync(replayFrom).ConfigureAwait(false);
             writeAheadLog = await writeAheadLog.WithoutStaleTailAsync().ConfigureAwait(false);
+            site.RecordOpened();
             return (writeAheadLog, replayFrom);
         }
         catch

@@ -152,7 +152,7 @@ internal static class StoreOpener
             recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, commitMode ? recovered.WriteAheadLog : null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
         return commitMode
             ? new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider)
-            : new CheckpointJournal(checkpointer, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.ReplayFrom, timeProvider, logger);
+            : new CheckpointJournal(checkpointer, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.WriteAheadLogSite, recovered.ReplayFrom, timeProvider, logger);
     }
 
     /// <summary>A scratch store must not open where a durable one lives: it would overwrite its segments and, on close, delete them.</summary>

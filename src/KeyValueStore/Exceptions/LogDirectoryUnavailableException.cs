@@ -9,9 +9,9 @@ namespace KeyValueStore;
 /// <remarks>Thrown while the store is being opened; the files already there are left for the next open to recover.</remarks>
 public sealed class LogDirectoryUnavailableException : KeyValueStoreException
 {
-    internal LogDirectoryUnavailableException(string directory, Exception innerException)
+    internal LogDirectoryUnavailableException(string directory, Exception innerException, string option = nameof(MixedStorageKVStoreOptions.LogDirectory))
         : base($"The log directory '{directory}' cannot be created, written or read ({innerException.Message}). "
-            + $"Set {nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.LogDirectory)} "
+            + $"Set {nameof(MixedStorageKVStoreOptions)}.{option} "
             + "to a directory this process can create files in, or free space on its disk or fix it; the files there were left as they were.", innerException)
     {
         Directory = directory;

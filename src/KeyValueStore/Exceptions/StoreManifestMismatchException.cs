@@ -16,6 +16,16 @@ public sealed class StoreManifestMismatchException : KeyValueStoreException
         RequestedValue = requestedValue;
     }
 
+    /// <summary>For a setting that may change between opens, but not as this open asked: <paramref name="message"/> says why, and what to do.</summary>
+    internal StoreManifestMismatchException(string manifestPath, string setting, string storedValue, string requestedValue, string message)
+        : base(message)
+    {
+        ManifestPath = manifestPath;
+        Setting = setting;
+        StoredValue = storedValue;
+        RequestedValue = requestedValue;
+    }
+
     /// <summary>Gets the manifest that records the store's settings.</summary>
     public string ManifestPath { get; }
 

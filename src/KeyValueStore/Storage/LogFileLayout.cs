@@ -9,7 +9,8 @@ namespace KeyValueStore.Storage;
 /// Where a store's files are, all in one directory and named after one prefix: the log's segments
 /// <c>&lt;prefix&gt;.log.&lt;n&gt;</c> (one preallocated file each), the lock file <c>&lt;prefix&gt;.lock</c>, and for a
 /// durable store the manifest <c>&lt;prefix&gt;.manifest.json</c> and FASTER's checkpoints under <c>&lt;prefix&gt;.checkpoints/</c>;
-/// a Commit-mode store also has its write-ahead log under <c>&lt;prefix&gt;.wal/</c>, and a durable store the checksums of its segments' sectors in <c>&lt;prefix&gt;.sums.&lt;n&gt;</c>.
+/// a Commit-mode store also has its write-ahead log under <c>&lt;prefix&gt;.wal/</c> (or, with its own directory, under
+/// <c>&lt;prefix&gt;.&lt;store id&gt;.wal/</c> there), and a durable store the checksums of its segments' sectors in <c>&lt;prefix&gt;.sums.&lt;n&gt;</c>.
 /// </summary>
 /// <remarks>
 /// No other file name may start with <c>&lt;prefix&gt;.log</c>: when FASTER reopens a log it takes every such file for a segment
@@ -58,6 +59,13 @@ internal sealed class LogFileLayout
     /// <summary>Gets the path of the file holding the sector checksums of segment <paramref name="segment"/>.</summary>
     public string SectorChecksumPath(long segment) => $"{SectorChecksumBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
 
+    /// <summary>
+    /// Gets the directory of a Commit-mode store's write-ahead log when it lives in <paramref name="directory"/>, outside the
+    /// store's own (<see cref="StoreSettings.WriteAheadLogDirectory"/>): named after the store's id too, so that stores of
+    /// one prefix can share that directory.
+    /// </summary>
+    public string WriteAheadLogDirectoryIn(string directory, string storeId) => Path.Combine(directory, $"{Prefix}.{storeId}.wal");
+
     /// <summary>Gets the path of segment file <paramref name="segment"/>.</summary>
     public string SegmentPath(long segment) => $"{LogBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
 
@@ -66,19 +74,22 @@ internal sealed class LogFileLayout
     /// so an unusable directory fails here with a clear exception rather than later inside FASTER's
     /// background flush.
     /// </summary>
-    public void EnsureWritable()
+    public void EnsureWritable() => EnsureWritable(Directory);
+
+    /// <summary>As <see cref="EnsureWritable()"/>, for another directory the store keeps files in, set by <paramref name="option"/>.</summary>
+    public void EnsureWritable(string directory, string option = nameof(MixedStorageKVStoreOptions.LogDirectory))
     {
         try
         {
-            System.IO.Directory.CreateDirectory(Directory);
-            string probe = Path.Combine(Directory, $".{Prefix}.write-probe");
+            System.IO.Directory.CreateDirectory(directory);
+            string probe = Path.Combine(directory, $".{Prefix}.write-probe");
             using (new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.DeleteOnClose))
             {
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
         {
-            throw new LogDirectoryUnavailableException(Directory, e);
+            throw new LogDirectoryUnavailableException(directory, e, option);
         }
     }
 

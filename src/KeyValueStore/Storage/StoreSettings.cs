@@ -4,7 +4,8 @@ namespace KeyValueStore.Storage;
 
 /// <summary>
 /// The validated, immutable form of <see cref="MixedStorageKVStoreOptions"/> the engine runs with.
-/// Directory and prefix are resolved: never null here.
+/// Directory and prefix are resolved: never null here. <see cref="WriteAheadLogDirectory"/> is a full path, or null for the
+/// store's own directory.
 /// </summary>
 internal sealed record StoreSettings(
     long IndexNumBuckets,
@@ -20,7 +21,8 @@ internal sealed record StoreSettings(
     DurabilityMode Durability = DurabilityMode.None,
     TimeSpan CheckpointInterval = default,
     bool ValueChecksums = false,
-    long LogDiskBudgetBytes = 0)
+    long LogDiskBudgetBytes = 0,
+    string? WriteAheadLogDirectory = null)
 {
     public bool IsDurable => Durability != DurabilityMode.None;
 

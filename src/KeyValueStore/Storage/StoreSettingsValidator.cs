@@ -69,6 +69,7 @@ internal static class StoreSettingsValidator
         bool durable = ValidateDurability(options, problems);
         string? directory = ResolveDirectory(options.LogDirectory, problems);
         string? prefix = ResolvePrefix(options.LogFileNamePrefix, durable, problems);
+        string? writeAheadLogDirectory = ResolveWriteAheadLogDirectory(options, durable, problems);
 
         if (problems.Count > 0)
         {
@@ -89,7 +90,34 @@ internal static class StoreSettingsValidator
             options.Durability,
             durable ? TimeSpan.FromMilliseconds(options.CheckpointIntervalMS) : Timeout.InfiniteTimeSpan,
             options.ValueChecksums,
-            options.LogDiskBudgetBytes);
+            options.LogDiskBudgetBytes,
+            writeAheadLogDirectory);
+    }
+
+    /// <summary>The write-ahead log's own directory as a full path, or null for the store's directory.</summary>
+    private static string? ResolveWriteAheadLogDirectory(MixedStorageKVStoreOptions options, bool durable, List<string> problems)
+    {
+        const string Option = nameof(MixedStorageKVStoreOptions) + "." + nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory);
+        string? directory = options.WriteAheadLogDirectory;
+        if (directory is null)
+        {
+            return null;
+        }
+
+        if (!durable && Enum.IsDefined(options.Durability))
+        {
+            problems.Add($"{Option} is set, but {nameof(MixedStorageKVStoreOptions)}.{nameof(options.Durability)} is {options.Durability}, which keeps no write-ahead log; "
+                + $"set {nameof(options.Durability)} to {nameof(DurabilityMode.Commit)}, or leave {Option} null.");
+            return null;
+        }
+
+        if (directory.Trim().Length == 0 || directory.IndexOf('\0') >= 0)
+        {
+            problems.Add($"{Option} is '{directory}'; use a valid directory path, or null to keep the log in {nameof(MixedStorageKVStoreOptions.LogDirectory)}.");
+            return null;
+        }
+
+        return Path.GetFullPath(directory);
     }
 
     /// <summary>

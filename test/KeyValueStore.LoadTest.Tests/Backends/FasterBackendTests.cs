@@ -109,5 +109,28 @@ public class FasterBackendTests
         return value;
     }
 
+    [Theory]
+    [InlineData("faster-commit")]
+    [InlineData("typed-commit")]
+    public async Task ACommitBackend_WithAWriteAheadLogDirectory_KeepsItsLogThere_AndCountsItsBytesOnDisk(string name)
+    {
+        using var temp = new TempDirectory();
+        using var walHome = new TempDirectory();
+        BackendContext context = Context(temp.Path) with { WriteAheadLogDirectory = walHome.Path };
+        ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(context);
+        for (byte key = 0; key < 10; key++)
+        {
+            // A record id as 8 big-endian bytes, which the typed backend needs too.
+            await backend.UpsertAsync(new byte[] { 0, 0, 0, 0, 0, 0, 0, key }, Value(key, 1));
+        }
+
+        // Counted once the store has closed, so that no file changes between the counts.
+        await backend.DisposeAsync();
+        string log = Assert.Single(Directory.GetDirectories(walHome.Path));
+        Assert.DoesNotContain(Directory.GetDirectories(temp.Path), directory => directory.EndsWith(".wal", StringComparison.Ordinal));
+        Assert.True(DirectorySize.Of(log) > 0, "the log has no bytes");
+        Assert.Equal(DirectorySize.Of(temp.Path) + DirectorySize.Of(log), backend.BytesOnDisk());
+    }
+
     private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize, LoadTestOptions.DefaultMemorySize);
 }

@@ -112,6 +112,15 @@ public class OptionParserTests
         Assert.Equal(0, OptionParser.Parse([]).DiskBudgetBytes);
     }
 
+    [Theory]
+    [InlineData("typed-commit")]
+    [InlineData("faster-commit")]
+    public void WalDir_IsTaken_ByTheCommitModeBackends(string backend)
+    {
+        Assert.Equal("/tmp/wal", OptionParser.Parse(["--wal-dir", "/tmp/wal", "--backend", backend]).WriteAheadLogDirectory);
+        Assert.Null(OptionParser.Parse(["--backend", backend]).WriteAheadLogDirectory);
+    }
+
     public static TheoryData<string[], string[]> BadInput => new()
     {
         // The arguments, then fragments the message must contain: the option, the value, what is allowed.
@@ -155,6 +164,8 @@ public class OptionParserTests
         { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
         { ["--compaction", "sometimes"], ["--compaction must be on or off", "'sometimes'"] },
         { ["--disk-budget", "lots"], ["--disk-budget must be a size", "'lots'"] },
+        { ["--wal-dir", ""], ["--wal-dir needs a directory path", "''"] },
+        { ["--wal-dir", "/tmp/wal", "--backend", "typed-checkpoint"], ["--wal-dir", "typed-checkpoint backend keeps none", "typed-commit or faster-commit"] },
         { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
         { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
     };

@@ -161,4 +161,38 @@ public class StoreSettingsValidatorTests
         Assert.Equal(1L << 30, StoreSettingsValidator.Validate(options).LogDiskBudgetBytes);
         Assert.Equal(0, StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).LogDiskBudgetBytes);
     }
+
+    [Theory]
+    [InlineData(DurabilityMode.None, "wal", "keeps no write-ahead log")]
+    [InlineData(DurabilityMode.Commit, "   ", "use a valid directory path")]
+    public void AWriteAheadLogDirectory_WhereNoLogCanBeKept_IsRefused_WithWhatToChange(DurabilityMode durability, string directory, string expected)
+    {
+        var options = new MixedStorageKVStoreOptions
+        {
+            LogDirectory = Path.GetTempPath(),
+            DeleteLogOnClose = durability == DurabilityMode.None,
+            Durability = durability,
+            WriteAheadLogDirectory = directory,
+        };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        string problem = Assert.Single(exception.Problems);
+        Assert.Contains(nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory), problem, StringComparison.Ordinal);
+        Assert.Contains(expected, problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AWriteAheadLogDirectory_IsResolvedToAFullPath()
+    {
+        var options = new MixedStorageKVStoreOptions
+        {
+            LogDirectory = Path.GetTempPath(),
+            DeleteLogOnClose = false,
+            Durability = DurabilityMode.Commit,
+            WriteAheadLogDirectory = "relative-wal",
+        };
+
+        Assert.Equal(Path.GetFullPath("relative-wal"), StoreSettingsValidator.Validate(options).WriteAheadLogDirectory);
+    }
 }

@@ -21,6 +21,7 @@ internal sealed class CheckpointJournal : IWriteJournal
 {
     private readonly TimeSpan _interval;
     private readonly WalPosition _replayFrom;
+    private readonly WriteAheadLogSite? _leftoverSite;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private WriteAheadLog? _leftoverLog;
@@ -28,14 +29,16 @@ internal sealed class CheckpointJournal : IWriteJournal
     /// <param name="checkpointer">Takes the store's checkpoints.</param>
     /// <param name="interval">The time between periodic checkpoints.</param>
     /// <param name="leftoverLog">The write-ahead log a Commit-mode store left, to replay and retire; null when there is none.</param>
+    /// <param name="leftoverSite">Where <paramref name="leftoverLog"/> lives.</param>
     /// <param name="replayFrom">Where replay of <paramref name="leftoverLog"/> starts.</param>
     /// <param name="timeProvider">Times the replay.</param>
     /// <param name="logger">Receives the replay and retirement events.</param>
-    public CheckpointJournal(Checkpointer checkpointer, TimeSpan interval, WriteAheadLog? leftoverLog, WalPosition replayFrom, TimeProvider timeProvider, ILogger logger)
+    public CheckpointJournal(Checkpointer checkpointer, TimeSpan interval, WriteAheadLog? leftoverLog, WriteAheadLogSite? leftoverSite, WalPosition replayFrom, TimeProvider timeProvider, ILogger logger)
     {
         Checkpointer = checkpointer;
         _interval = interval;
         _leftoverLog = leftoverLog;
+        _leftoverSite = leftoverSite;
         _replayFrom = replayFrom;
         _timeProvider = timeProvider;
         _logger = logger;
@@ -62,6 +65,7 @@ internal sealed class CheckpointJournal : IWriteJournal
         await Checkpointer.RetireWriteAheadLogAsync().ConfigureAwait(false);
         _leftoverLog = null;
         await log.DisposeAsync().ConfigureAwait(false);
+        _leftoverSite?.RecordRetired();
         WriteAheadLog.DeleteFiles(log.Directory);
         StoreEvents.WriteAheadLogRetired(_logger, log.Directory, DurabilityMode.Checkpoint);
     }
