@@ -38,6 +38,7 @@ internal sealed class CrashChecker
     private readonly DurabilityMode _mode;
     private readonly bool _powerCuts;
     private readonly bool _lyingDisk;
+    private readonly string[] _storeArguments;
     private readonly int _seed;
     private readonly Random _random;
     private readonly string _checkKeysFile;
@@ -51,9 +52,11 @@ internal sealed class CrashChecker
     /// <param name="seed">Seeds every choice: kill times, workloads, what a power cut does to writes in flight.</param>
     /// <param name="powerCuts">Cut the power in the worker instead of killing it with SIGKILL.</param>
     /// <param name="lyingDisk">With power cuts: a disk that acknowledges writes before they are durable, which the checker must catch.</param>
-    public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false)
+    /// <param name="writeAheadLogElsewhere">Commit mode: the store keeps its write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
+    public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false, bool writeAheadLogElsewhere = false)
     {
         _lyingDisk = lyingDisk;
+        _storeArguments = writeAheadLogElsewhere ? ["--wal-elsewhere"] : [];
         _directory = directory;
         _mode = mode;
         _powerCuts = powerCuts;
@@ -71,7 +74,7 @@ internal sealed class CrashChecker
         WriteKeysToCheck(KeysToCheck());
 
         var violations = new List<string>();
-        using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, cut);
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, [.. cut, .. _storeArguments]);
         List<string>? lines = _powerCuts
             ? await worker.WaitForExitAsync(Hang)
             : await KillAsync(worker, duringRecovery, delay);
@@ -108,7 +111,7 @@ internal sealed class CrashChecker
     {
         WriteKeysToCheck(Enumerable.Range(0, CrashStore.KeyCount));
         var violations = new List<string>();
-        using var worker = CrashWorkerProcess.Start(_directory, _mode, _seed, _versionBase + 100_000_000L, _checkKeysFile, ["--check-only"]);
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, _seed, _versionBase + 100_000_000L, _checkKeysFile, ["--check-only", .. _storeArguments]);
         List<string>? lines = await worker.WaitForExitAsync(Hang);
         int readyAt = lines?.IndexOf("READY") ?? -1;
         if (lines is null || readyAt < 0 || worker.ExitedOnItsOwn != 0)

@@ -37,9 +37,10 @@ internal static class CrashStore
 
     /// <summary>
     /// Pages just large enough for the largest value and four of them in memory, so most records live in segment files;
-    /// compaction and periodic checkpoints run often so that crashes land during both.
+    /// compaction and periodic checkpoints run often so that crashes land during both. With
+    /// <paramref name="writeAheadLogElsewhere"/>, a Commit-mode store keeps its write-ahead log in <see cref="WriteAheadLogHome"/>.
     /// </summary>
-    public static MixedStorageKVStoreOptions Options(string directory, DurabilityMode mode) => new()
+    public static MixedStorageKVStoreOptions Options(string directory, DurabilityMode mode, bool writeAheadLogElsewhere = false) => new()
     {
         LogDirectory = directory,
         LogFileNamePrefix = "crash",
@@ -53,13 +54,17 @@ internal static class CrashStore
         TimeBetweenLogCompactionsMS = 100,
         InitialLogCompactionThresholdBytes = 16 << 20,
         ValueChecksums = true,
+        WriteAheadLogDirectory = writeAheadLogElsewhere && mode == DurabilityMode.Commit ? WriteAheadLogHome(directory) : null,
     };
 
+    /// <summary>The directory a store with its write-ahead log elsewhere keeps it in: a folder of its own, not the store's files.</summary>
+    public static string WriteAheadLogHome(string directory) => System.IO.Path.Combine(directory, "wal-home");
+
     /// <summary>Opens the store, its devices wrapped by <paramref name="power"/>'s when given (power-cut runs).</summary>
-    public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null)
+    public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null, bool writeAheadLogElsewhere = false)
     {
         // Index checkpoints once an open would replay 4 MB (half the 8 MB table), so that crashes land during them too.
-        StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode)) with { MinReplayBytesForIndexCheckpoint = 4 << 20 };
+        StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode, writeAheadLogElsewhere)) with { MinReplayBytesForIndexCheckpoint = 4 << 20 };
         if (power is not null)
         {
             settings = settings with { WrapDevice = (device, _) => new PowerCutDevice(device, power) };

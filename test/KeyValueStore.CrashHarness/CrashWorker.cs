@@ -44,8 +44,9 @@ internal static class CrashWorker
     /// <param name="powerCut">Null for a worker the checker kills; else when to cut the power: after opening starts, or after <c>READY</c>.</param>
     /// <param name="checkOnly">Report the recovered keys and exit, closing the store cleanly.</param>
     /// <param name="lyingDisk">With a power cut: the disk acknowledges writes before they are durable (see <see cref="PowerSwitch.LyingDisk"/>).</param>
+    /// <param name="writeAheadLogElsewhere">Commit mode: the write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
     public static async Task<int> RunAsync(
-        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false)
+        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false)
     {
         ExitWhenTheCheckerIsGone();
         if (powerCut is { } cut)
@@ -59,7 +60,7 @@ internal static class CrashWorker
 
         try
         {
-            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power);
+            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power, writeAheadLogElsewhere);
             await ReportRecoveredAsync(store, File.ReadAllLines(checkKeysFile).Select(int.Parse).ToArray());
             Report("READY");
             if (checkOnly)

@@ -16,14 +16,15 @@ public class CrashRecoveryTests
     private const int CyclesPerRun = 10;
 
     [Theory]
-    [InlineData(DurabilityMode.Checkpoint, false)]
-    [InlineData(DurabilityMode.Commit, false)]
-    [InlineData(DurabilityMode.Checkpoint, true)]
-    [InlineData(DurabilityMode.Commit, true)]
-    public async Task CrashedWorker_EveryCycle_RecoversWhatItsModePromises(DurabilityMode mode, bool powerCuts)
+    [InlineData(DurabilityMode.Checkpoint, false, false)]
+    [InlineData(DurabilityMode.Commit, false, false)]
+    [InlineData(DurabilityMode.Checkpoint, true, false)]
+    [InlineData(DurabilityMode.Commit, true, false)]
+    [InlineData(DurabilityMode.Commit, true, true)]
+    public async Task CrashedWorker_EveryCycle_RecoversWhatItsModePromises(DurabilityMode mode, bool powerCuts, bool writeAheadLogElsewhere)
     {
         using var temp = new TempDirectory();
-        var checker = new CrashChecker(temp.Path, mode, seed: 20261124, powerCuts);
+        var checker = new CrashChecker(temp.Path, mode, seed: 20261124, powerCuts, writeAheadLogElsewhere: writeAheadLogElsewhere);
         var violations = new List<string>();
         int acknowledged = 0;
 
