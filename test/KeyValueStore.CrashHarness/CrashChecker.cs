@@ -63,6 +63,9 @@ internal sealed class CrashChecker
         _seed = seed;
         _random = new Random(seed);
         _checkKeysFile = directory.TrimEnd(Path.DirectorySeparatorChar) + ".check-keys";
+
+        // The soak's default directory is new, and so may be its parent, where the file beside it goes.
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(_checkKeysFile))!);
     }
 
     public async Task<CycleReport> RunCycleAsync(int cycle)
