@@ -26,14 +26,8 @@ public class WriteAheadLogDirectoryTests
         using var walHome = new TempDirectory();
         using var crash = new TempDirectory();
         using var walCrash = new TempDirectory();
-        await using (FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path)))
-        {
-            await WriteAsync(store, version: 1);
-
-            // No checkpoint since the store was created: every write is in the write-ahead log alone.
-            CrashImage.Copy(home.Path, crash.Path);
-            CrashImage.Copy(walHome.Path, walCrash.Path);
-        }
+        // No checkpoint since the store was created: every write is in the write-ahead log alone.
+        await WriteThenCopyAsCrashAsync(home.Path, walHome.Path, version: 1, crash.Path, walCrash.Path);
 
         Assert.False(Directory.Exists(Path.Combine(home.Path, "store.wal")), "the log was written in the store's directory");
         string log = Assert.Single(Directory.GetDirectories(walHome.Path));
@@ -54,12 +48,7 @@ public class WriteAheadLogDirectoryTests
         using var otherWalHome = new TempDirectory();
         using var crash = new TempDirectory();
         using var walCrash = new TempDirectory();
-        await using (FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path)))
-        {
-            await WriteAsync(store, version: 1);
-            CrashImage.Copy(home.Path, crash.Path);
-            CrashImage.Copy(walHome.Path, walCrash.Path);
-        }
+        await WriteThenCopyAsCrashAsync(home.Path, walHome.Path, version: 1, crash.Path, walCrash.Path);
 
         var before = Snapshot(crash.Path);
         foreach (MixedStorageKVStoreOptions wrong in new[] { CommitOptions(crash.Path, null), CommitOptions(crash.Path, otherWalHome.Path), Options(crash.Path, DurabilityMode.Checkpoint) })
@@ -167,13 +156,8 @@ public class WriteAheadLogDirectoryTests
         using var crash = new TempDirectory();
         using var walCrash = new TempDirectory();
         using var leftover = new TempDirectory();
-        await using (FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path)))
-        {
-            // A crash with every write in the log alone: the log has entries to replay.
-            await WriteAsync(store, version: 1);
-            CrashImage.Copy(home.Path, crash.Path);
-            CrashImage.Copy(walHome.Path, walCrash.Path);
-        }
+        // A crash with every write in the log alone: the log has entries to replay.
+        await WriteThenCopyAsCrashAsync(home.Path, walHome.Path, version: 1, crash.Path, walCrash.Path);
 
         CrashImage.Copy(walCrash.Path, leftover.Path);
         await using (FasterRecordStore store = StoreFactory.Open(CheckpointOptions(crash.Path, walCrash.Path)))
@@ -205,12 +189,7 @@ public class WriteAheadLogDirectoryTests
         StoreManifest withoutId = StoreManifest.ReadIfExists(manifestPath)! with { StoreId = null };
         withoutId.WriteAtomically(manifestPath, DirectoryDurability.FileSystem);
 
-        await using (FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path)))
-        {
-            await WriteAsync(store, version: 2);
-            CrashImage.Copy(home.Path, crash.Path);
-            CrashImage.Copy(walHome.Path, walCrash.Path);
-        }
+        await WriteThenCopyAsCrashAsync(home.Path, walHome.Path, version: 2, crash.Path, walCrash.Path);
 
         string id = StoreManifest.ReadIfExists(Path.Combine(crash.Path, "store.manifest.json"))!.StoreId!;
         Assert.True(Directory.Exists(Path.Combine(walCrash.Path, $"store.{id}.wal")));
@@ -242,6 +221,18 @@ public class WriteAheadLogDirectoryTests
         MixedStorageKVStoreOptions options = Options(directory, DurabilityMode.Checkpoint);
         options.WriteAheadLogDirectory = writeAheadLogDirectory;
         return options;
+    }
+
+    /// <summary>
+    /// Opens a Commit-mode store with its log in <paramref name="walHome"/>, writes every key at <paramref name="version"/>,
+    /// and copies the store's files and its log's while it is open: what a crash would leave.
+    /// </summary>
+    private static async Task WriteThenCopyAsCrashAsync(string home, string walHome, int version, string crash, string walCrash)
+    {
+        await using FasterRecordStore store = StoreFactory.Open(CommitOptions(home, walHome));
+        await WriteAsync(store, version);
+        CrashImage.Copy(home, crash);
+        CrashImage.Copy(walHome, walCrash);
     }
 
     private static async Task WriteAsync(FasterRecordStore store, int version)
