@@ -53,6 +53,11 @@ internal static class TextReport
         Line(text, "load", $"{load.Operations:N0} records in {load.Seconds:0.00} s, {load.OperationsPerSecond:N0} records/s{(load.Completed ? string.Empty : " (interrupted)")}");
         RunReport run = report.Run;
         Line(text, "run", $"{run.Operations:N0} operations in {run.Seconds:0.00} s, {run.OperationsPerSecond:N0} ops/s{(run.Completed ? string.Empty : " (interrupted)")}");
+        if (run.AllocatedBytesPerOperation is double perOperation)
+        {
+            Line(text, "allocated", $"{ByteSize.Human(run.AllocatedBytes)} in the run, {perOperation:N0} B per operation (the whole process: backend, workers, sampling)");
+        }
+
         if (run.PerThread.Operations.Count > 0)
         {
             Line(text, "per thread", $"{run.PerThread.MeanOperationsPerSecond:N0} ops/s mean, {run.PerThread.MinOperationsPerSecond:N0} min, {run.PerThread.MaxOperationsPerSecond:N0} max");

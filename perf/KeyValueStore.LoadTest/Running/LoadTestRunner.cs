@@ -58,9 +58,12 @@ internal sealed class LoadTestRunner
         long[] perWorker = new long[workers.Length];
         long? flushesAfterLoad = DurableFlushes(backend);
         var compactionSamples = new List<CompactionSample>();
+        long runAllocated = 0;
         if (!cancel.IsCancellationRequested)
         {
+            long allocatedBefore = GC.GetTotalAllocatedBytes();
             run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel, backend as ICompactionReporter, compactionSamples).ConfigureAwait(false);
+            runAllocated = GC.GetTotalAllocatedBytes() - allocatedBefore;
             perWorker = workers.Select(worker => worker.Completed).ToArray();
         }
 
@@ -83,7 +86,7 @@ internal sealed class LoadTestRunner
             Settings(runDirectory),
             new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription),
             new PhaseReport(load.Operations, load.Seconds, Rate(load.Operations, load.Seconds), load.Completed),
-            RunSummary(run, perWorker),
+            RunSummary(run, perWorker, runAllocated),
             operations,
             bytesOnDisk,
             MemorySnapshot(),
@@ -222,7 +225,7 @@ internal sealed class LoadTestRunner
         _options.Verify,
         _options.Seed);
 
-    private static RunReport RunSummary(PhaseResult run, long[] perWorker)
+    private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated)
     {
         double[] rates = perWorker.Select(count => Rate(count, run.Seconds)).ToArray();
         return new RunReport(
@@ -230,7 +233,9 @@ internal sealed class LoadTestRunner
             run.Seconds,
             Rate(run.Operations, run.Seconds),
             new PerThreadReport(rates.Average(), rates.Min(), rates.Max(), perWorker),
-            run.Completed);
+            run.Completed,
+            allocated,
+            run.Operations > 0 ? (double)allocated / run.Operations : null);
     }
 
     /// <summary>The run's single operations of each type split by the background work beside them, with each split's p99.9 against the quiet one's.</summary>

@@ -84,6 +84,9 @@ public class ReportTests
         Assert.Equal(4, perThread.GetProperty("operations").GetArrayLength());
         Assert.Equal(operations, perThread.GetProperty("operations").EnumerateArray().Sum(count => count.GetInt64()));
         Assert.True(perThread.GetProperty("minOperationsPerSecond").GetDouble() <= perThread.GetProperty("maxOperationsPerSecond").GetDouble());
+        long allocated = runPhase.GetProperty("allocatedBytes").GetInt64();
+        Assert.True(allocated > 0, "the run's workers allocate at least their latency samples");
+        Assert.Equal((double)allocated / operations, runPhase.GetProperty("allocatedBytesPerOperation").GetDouble(), precision: 6);
 
         JsonElement[] types = root.GetProperty("operations").EnumerateArray().ToArray();
         Assert.Equal(["read", "read-modify-write"], types.Select(type => type.GetProperty("type").GetString()));
@@ -120,6 +123,7 @@ public class ReportTests
         Assert.Matches(@"load\s+2,000 records in [\d.]+ s, [\d,]+ records/s", run.Output);
         Assert.Matches(@"run\s+[\d,]+ operations in [\d.]+ s, [\d,]+ ops/s", run.Output);
         Assert.Matches(@"per thread\s+[\d,]+ ops/s mean, [\d,]+ min, [\d,]+ max", run.Output);
+        Assert.Matches(@"allocated\s+[\d.]+ [KMG]?i?B in the run, [\d,]+ B per operation", run.Output);
         Assert.Contains("p50 us", run.Output, StringComparison.Ordinal);
         Assert.Contains("p99.9 us", run.Output, StringComparison.Ordinal);
         Assert.Matches(@"\n  read\s+[\d,]+", run.Output);
