@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -116,6 +117,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
@@ -134,6 +136,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
@@ -150,6 +153,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();

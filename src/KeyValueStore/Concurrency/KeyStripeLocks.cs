@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -66,6 +67,7 @@ internal sealed class KeyStripeLocks
         return permit.TryTake() ? new ValueTask<Scope>(new Scope(permit)) : WaitThenHoldAsync(permit, cancellationToken);
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private static async ValueTask<Scope> WaitThenHoldAsync(AsyncPermits permit, CancellationToken cancellationToken)
     {
         await permit.TakeAsync(cancellationToken).ConfigureAwait(false);

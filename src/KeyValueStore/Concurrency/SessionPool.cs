@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -70,6 +71,7 @@ internal sealed class SessionPool<TSession> : IDisposable
 
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<Scope> RentSlowAsync(ValueTask taken)
     {
         // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).

@@ -1,5 +1,6 @@
 using System;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -81,6 +82,7 @@ internal sealed class WriteBarrier
     /// Waits for <see cref="Open"/> unless cancelled first. <see cref="Open"/> counts every waiter in, a cancelled one too,
     /// so a cancelled waiter counts itself out once it is admitted; otherwise the next close would wait for it forever.
     /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask WaitForOpenAsync(Task reopened, CancellationToken cancellationToken)
     {
         try
@@ -167,6 +169,7 @@ internal sealed class WriteBarrier
         return entered.IsCompletedSuccessfully ? new ValueTask<Scope>(new Scope(this)) : ScopeOnceEnteredAsync(entered);
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<Scope> ScopeOnceEnteredAsync(ValueTask entered)
     {
         await entered.ConfigureAwait(false);

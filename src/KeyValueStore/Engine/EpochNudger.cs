@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Storage;
@@ -61,6 +62,7 @@ internal sealed class EpochNudger : IDisposable
     /// may give the session back.
     /// </summary>
     /// <exception cref="StoreFaultedException">The store faulted while the operation waited.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> WaitAsync<T>(ValueTask<T> operation, StoreFault? abandonOn)
     {
         if (operation.IsCompletedSuccessfully)

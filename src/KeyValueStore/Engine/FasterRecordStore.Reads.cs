@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -12,6 +13,7 @@ internal sealed partial class FasterRecordStore
 {
     /// <summary>Reads a key. When found, the value is in a pooled buffer the caller must <see cref="PooledBuffer.Return"/>.</summary>
     /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<(bool Found, PooledBuffer Value)> ReadAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
@@ -25,6 +27,7 @@ internal sealed partial class FasterRecordStore
     /// goes back to the pool before this returns, so no caller ever holds it.
     /// </summary>
     /// <exception cref="ValueChecksumMismatchException">Value checksums are on and the stored value fails its checksum.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<(bool Found, T Value)> ReadAsync<T>(ReadOnlyMemory<byte> key, IValueDecoder<T> decoder, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
@@ -44,6 +47,7 @@ internal sealed partial class FasterRecordStore
     /// waits for the disk (<c>ContinuePendingRead</c> gives up on an address below the begin address), though the
     /// compaction copied the live record to the tail first. Only reads that find nothing pay for the check.
     /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
     {
         while (true)

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -24,6 +25,7 @@ internal sealed partial class FasterRecordStore
 {
     /// <summary>Writes a key's value, durably as far as the store's durability mode promises once this completes.</summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the write ran; it was not acknowledged.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
         EnsureRecordFits(key.Length, value.Length);
@@ -84,6 +86,7 @@ internal sealed partial class FasterRecordStore
     /// once the delete runs.
     /// </summary>
     /// <exception cref="StoreFaultedException">The store's disk failed, before or while the delete ran; it was not acknowledged.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {
         _fault.ThrowIfFaulted();
@@ -128,6 +131,7 @@ internal sealed partial class FasterRecordStore
     private ValueTask<T> WaitForWriteAsync<T>(StoreSession session, ValueTask<T> operation) =>
         operation.IsCompletedSuccessfully ? new ValueTask<T>(operation.Result) : WaitForPendingWriteAsync(session, operation);
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<T> WaitForPendingWriteAsync<T>(StoreSession session, ValueTask<T> operation)
     {
         try

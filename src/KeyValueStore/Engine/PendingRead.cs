@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
@@ -17,6 +18,7 @@ namespace KeyValueStore.Engine;
 /// </remarks>
 internal static class PendingRead
 {
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public static async ValueTask<(Status Status, PooledBuffer Output)> CompleteAsync(StoreSession session)
     {
         while (true)

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -70,6 +71,7 @@ internal sealed class WriteAheadJournal : IWriteJournal
     }
 
     /// <inheritdoc/>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<WriteTurn> BeginWriteAsync(KeyStripeLocks.Scope held, int stripe, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, bool isDelete, CancellationToken cancellationToken)
     {
         long address;
@@ -185,6 +187,7 @@ internal sealed class WriteAheadJournal : IWriteJournal
     /// Waits until the log has committed the entry at <paramref name="address"/>. A failure is captured rather than
     /// thrown: the write must still wait for its turn and end it, or the writes after it on its stripes would wait forever.
     /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<ExceptionDispatchInfo?> CommitOrCaptureAsync(long address)
     {
         try

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 using KeyValueStore.Storage;
 
@@ -28,6 +29,7 @@ internal sealed partial class WriteAheadLog
 
     /// <summary>Appends the writes of one atomic batch as one transaction; returns the address of its last entry.</summary>
     /// <exception cref="StoreFaultedException">A commit of the log has failed.</exception>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<long> AppendAsync(IReadOnlyList<BatchWrite> writes)
     {
         ThrowIfFaulted();
@@ -56,6 +58,7 @@ internal sealed partial class WriteAheadLog
         }
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<long> EnqueueFragmentAsync(WalFragmentKind kind, long first, ReadOnlyMemory<byte> payload)
     {
         byte[] entry = ArrayPool<byte>.Shared.Rent(WalFragment.HeaderSize + payload.Length);
@@ -95,6 +98,7 @@ internal sealed partial class WriteAheadLog
     /// Appends once the log's memory, full of pages still being flushed, has room: each try that fails waits for a commit
     /// of everything before it, which flushes those pages. Returns the rented buffer.
     /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<long> EnqueueWhenFlushedAsync(byte[] entry, int length, uint crc)
     {
         try

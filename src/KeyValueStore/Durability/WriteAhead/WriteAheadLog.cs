@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Channels;
 using System.Threading.Tasks;
@@ -172,6 +173,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     /// (<see cref="WalTearCheck"/>). FASTER alone would flush a commit's new page while the previous commit's flush is
     /// still in flight.
     /// </remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask CommitAsync()
     {
         ThrowIfFaulted();
@@ -222,6 +224,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         }
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask WaitOrFaultAsync(ValueTask wait)
     {
         try
