@@ -1,3 +1,5 @@
+using System;
+using System.IO;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Durability;
@@ -105,8 +107,15 @@ internal sealed class WriteAheadLogSite
     {
         if (_recordOnceOpened)
         {
-            layout.EnsureWritable(System.IO.Path.GetDirectoryName(Directory)!, nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory));
-            WriteAheadLog.DeleteFiles(Directory);
+            layout.EnsureWritable(Path.GetDirectoryName(Directory)!, nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory));
+            try
+            {
+                WriteAheadLog.DeleteFiles(Directory);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                throw new LogDirectoryUnavailableException(Directory, e, nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory));
+            }
         }
     }
 
@@ -115,7 +124,7 @@ internal sealed class WriteAheadLogSite
     {
         if (_recordOnceOpened)
         {
-            _directories.Flush(System.IO.Path.GetDirectoryName(Directory)!);
+            _directories.Flush(Path.GetDirectoryName(Directory)!);
             _manifest.WriteAtomically(_manifestPath, _directories);
             _recordOnceOpened = false;
         }
