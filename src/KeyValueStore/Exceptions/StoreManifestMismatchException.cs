@@ -7,13 +7,14 @@ namespace KeyValueStore;
 public sealed class StoreManifestMismatchException : KeyValueStoreException
 {
     internal StoreManifestMismatchException(string manifestPath, string setting, string storedValue, string requestedValue)
-        : base($"The store in '{manifestPath}' was created with {setting} = {storedValue}, but this store was opened with {requestedValue}. "
+        : this(
+            manifestPath,
+            setting,
+            storedValue,
+            requestedValue,
+            $"The store in '{manifestPath}' was created with {setting} = {storedValue}, but this store was opened with {requestedValue}. "
             + $"Open it with {setting} = {storedValue}, or use another {nameof(MixedStorageKVStoreOptions.LogDirectory)} or {nameof(MixedStorageKVStoreOptions.LogFileNamePrefix)} for a new store. The files were left untouched.")
     {
-        ManifestPath = manifestPath;
-        Setting = setting;
-        StoredValue = storedValue;
-        RequestedValue = requestedValue;
     }
 
     /// <summary>For a setting that may change between opens, but not as this open asked: <paramref name="message"/> says why, and what to do.</summary>
