@@ -79,7 +79,7 @@ internal sealed class FasterBackend : ILoadTestBackend, IDurableFlushCounter, IB
     /// <summary>The store's own delete: exact, since it reads the key's record (from disk if need be) before removing it.</summary>
     public ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) => _store.DeleteAsync(key);
 
-    public long BytesOnDisk() => DirectorySize.Of(_directory) + (_writeAheadLogDirectory is null ? 0 : DirectorySize.Of(_writeAheadLogDirectory));
+    public long BytesOnDisk() => DirectorySize.OfStore(_directory, _writeAheadLogDirectory);
 
     /// <summary>The compactor's passes and the journal's checkpoints.</summary>
     public BackgroundMarks Mark() => CompactionSampler.Mark(_store);

@@ -88,7 +88,7 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
         await _store.DeleteAsync(Id(key)).ConfigureAwait(false) == KeyStatus.Found;
 
     /// <summary>The sizes of every file in the run's directory: the store's segments, checkpoints and write-ahead log.</summary>
-    public long BytesOnDisk() => DirectorySize.Of(_directory) + (_writeAheadLogDirectory is null ? 0 : DirectorySize.Of(_writeAheadLogDirectory));
+    public long BytesOnDisk() => DirectorySize.OfStore(_directory, _writeAheadLogDirectory);
 
     /// <summary>The compactor's passes and the journal's checkpoints.</summary>
     public BackgroundMarks Mark() => CompactionSampler.Mark(_store.Engine);
