@@ -143,8 +143,9 @@ internal static class StoreRecovery
     /// </summary>
     private static async Task<(WriteAheadLog? Log, WalPosition ReplayFrom)> OpenWriteAheadLogAsync(StoreSettings settings, LogFileLayout layout, WriteAheadLogSite site, RecoveryPoint? point, StoreFault fault, ILogger logger)
     {
-        // A log to be started elsewhere is new, but the log a checkpoint names must not be missing from the store's directory.
-        string recordedDirectory = site.Elsewhere && !site.Exists ? layout.WriteAheadLogDirectory : site.Directory;
+        // A log to be started elsewhere is new: the log a checkpoint names is the one in the store's directory, whatever
+        // a crash left where the new one goes.
+        string recordedDirectory = site.StartsNew ? layout.WriteAheadLogDirectory : site.Directory;
         if (point?.WalPosition is { } recorded && !Directory.Exists(recordedDirectory))
         {
             throw new StoreFileCorruptedException(recordedDirectory, $"it is missing, but the checkpoint holds the write-ahead log only up to address {recorded.Address}");

@@ -24,13 +24,13 @@ internal sealed class WriteAheadLogSite
     private readonly string _manifestPath;
     private readonly DirectoryDurability _directories;
     private StoreManifest _manifest;
-    private bool _recordOnceOpened;
+    private bool _recorded;
 
-    private WriteAheadLogSite(string directory, bool elsewhere, bool recordOnceOpened, StoreManifest manifest, string manifestPath, DirectoryDurability directories)
+    private WriteAheadLogSite(string directory, bool elsewhere, bool startsNew, StoreManifest manifest, string manifestPath, DirectoryDurability directories)
     {
         Directory = directory;
         Elsewhere = elsewhere;
-        _recordOnceOpened = recordOnceOpened;
+        StartsNew = startsNew;
         _manifest = manifest;
         _manifestPath = manifestPath;
         _directories = directories;
@@ -41,6 +41,12 @@ internal sealed class WriteAheadLogSite
 
     /// <summary>Gets whether the log is outside the store's directory.</summary>
     public bool Elsewhere { get; }
+
+    /// <summary>
+    /// Gets whether a new log is to be started elsewhere: the manifest names no log there, so whatever log the store's
+    /// checkpoint holds must be in the store's directory.
+    /// </summary>
+    public bool StartsNew { get; }
 
     /// <summary>Gets whether the log's directory exists, that is, whether the store has a log there to open.</summary>
     public bool Exists => System.IO.Directory.Exists(Directory);
@@ -72,13 +78,13 @@ internal sealed class WriteAheadLogSite
                     + $"Set {Option} to the directory that holds '{name}'. The files were left untouched.");
             }
 
-            return new WriteAheadLogSite(directory, elsewhere: true, recordOnceOpened: false, manifest, layout.ManifestPath, settings.Directories);
+            return new WriteAheadLogSite(directory, elsewhere: true, startsNew: false, manifest, layout.ManifestPath, settings.Directories);
         }
 
         if (requested is null || settings.Durability != DurabilityMode.Commit)
         {
             // Only Commit mode starts a log; another mode finds the one a Commit-mode store left in its directory, if any.
-            return new WriteAheadLogSite(layout.WriteAheadLogDirectory, elsewhere: false, recordOnceOpened: false, manifest, layout.ManifestPath, settings.Directories);
+            return new WriteAheadLogSite(layout.WriteAheadLogDirectory, elsewhere: false, startsNew: false, manifest, layout.ManifestPath, settings.Directories);
         }
 
         if (System.IO.Directory.Exists(layout.WriteAheadLogDirectory))
@@ -95,7 +101,7 @@ internal sealed class WriteAheadLogSite
         }
 
         StoreManifest moved = manifest.WithWriteAheadLogElsewhere(true);
-        return new WriteAheadLogSite(layout.WriteAheadLogDirectoryIn(requested, moved.StoreId!), elsewhere: true, recordOnceOpened: true, moved, layout.ManifestPath, settings.Directories);
+        return new WriteAheadLogSite(layout.WriteAheadLogDirectoryIn(requested, moved.StoreId!), elsewhere: true, startsNew: true, moved, layout.ManifestPath, settings.Directories);
     }
 
     /// <summary>
@@ -105,7 +111,7 @@ internal sealed class WriteAheadLogSite
     /// </summary>
     public void PrepareToOpen(LogFileLayout layout)
     {
-        if (_recordOnceOpened)
+        if (StartsNew)
         {
             layout.EnsureWritable(Path.GetDirectoryName(Directory)!, nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory));
             try
@@ -122,11 +128,11 @@ internal sealed class WriteAheadLogSite
     /// <summary>Records in the manifest that the store's log is elsewhere, once a new log there has been opened; before any write goes to it.</summary>
     public void RecordOpened()
     {
-        if (_recordOnceOpened)
+        if (StartsNew && !_recorded)
         {
             _directories.Flush(Path.GetDirectoryName(Directory)!);
             _manifest.WriteAtomically(_manifestPath, _directories);
-            _recordOnceOpened = false;
+            _recorded = true;
         }
     }
 

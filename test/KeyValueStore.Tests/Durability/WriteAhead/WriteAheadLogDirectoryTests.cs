@@ -84,6 +84,36 @@ public class WriteAheadLogDirectoryTests
         await AssertEveryKeyAsync(reopened, version: 1);
     }
 
+    /// <summary>
+    /// A store whose checkpoint holds a log in its own directory that is gone has lost acknowledged writes, and says so by
+    /// that log's name, also when a leftover sits where a log started elsewhere would go; nothing is changed. The leftover
+    /// once passed for the missing log: it was deleted, a new log started, and the error named the new one.
+    /// </summary>
+    [Fact]
+    public async Task AStoreWhoseLogIsMissing_IsRefusedByThatLogsName_EvenWithALeftoverWhereANewLogWouldGo()
+    {
+        using var home = new TempDirectory();
+        using var walHome = new TempDirectory();
+        await using (FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, null)))
+        {
+            await WriteAsync(store, version: 1);
+        }
+
+        string lostLog = Path.Combine(home.Path, "store.wal");
+        Directory.Delete(lostLog, recursive: true);
+        string id = StoreManifest.ReadIfExists(Path.Combine(home.Path, "store.manifest.json"))!.StoreId!;
+        string leftover = Directory.CreateDirectory(Path.Combine(walHome.Path, $"store.{id}.wal")).FullName;
+        await File.WriteAllTextAsync(Path.Combine(leftover, "commits"), "left by a crash");
+        var before = Snapshot(home.Path);
+        var leftoverBefore = Snapshot(walHome.Path);
+
+        var error = Assert.Throws<StoreFileCorruptedException>(() => StoreFactory.Open(CommitOptions(home.Path, walHome.Path)));
+
+        Assert.Equal(lostLog, error.FilePath);
+        Assert.Equal(before, Snapshot(home.Path));
+        Assert.Equal(leftoverBefore, Snapshot(walHome.Path));
+    }
+
     [Fact]
     public async Task TwoStoresOfOnePrefix_ShareALogDirectory_AndEachRecoversItsOwnWrites()
     {
