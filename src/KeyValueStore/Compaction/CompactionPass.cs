@@ -81,10 +81,8 @@ internal sealed class CompactionPass
 
     /// <summary>
     /// How many bytes of whole segment files a pass empties before it gives them back on the way: an eighth of the
-    /// threshold, at least one segment. Counted in whole segments, since a release (a checkpoint, in the durable modes)
-    /// frees nothing of a segment the begin address is still inside; and not a quarter of the threshold, which left half
-    /// the live data's worth of emptied files waiting (files at 3.18 times the live data at p95 over ten minutes in
-    /// Checkpoint mode; docs/benchmarks.md).
+    /// threshold (about a quarter of the live data waiting at most), at least one segment. Counted in whole segments,
+    /// since a release (a checkpoint, in the durable modes) frees nothing of a segment the begin address is still inside.
     /// </summary>
     private long ReleaseEveryBytes => Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
 
