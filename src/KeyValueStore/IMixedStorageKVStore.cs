@@ -29,6 +29,12 @@ namespace KeyValueStore;
 /// <see cref="KeyValueStoreException"/>, plus <see cref="ArgumentException"/>s, <see cref="ObjectDisposedException"/>
 /// and <see cref="OperationCanceledException"/>. A write that throws before it was issued wrote nothing.
 /// </para>
+/// <para>
+/// <b>ValueTasks.</b> Await each returned <see cref="ValueTask"/> once, or call <see cref="ValueTask.AsTask"/> once to
+/// share it. An operation that had to wait completes through a pooled state machine that the next operation reuses:
+/// awaiting its task a second time throws <see cref="InvalidOperationException"/>; it never returns another
+/// operation's result.
+/// </para>
 /// </remarks>
 /// <typeparam name="TKey">The key type; MessagePack must be able to serialize it. Prefer immutable types.</typeparam>
 /// <typeparam name="TValue">The value type; MessagePack must be able to serialize it.</typeparam>
