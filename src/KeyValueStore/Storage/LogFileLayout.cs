@@ -82,7 +82,8 @@ internal sealed class LogFileLayout
         try
         {
             System.IO.Directory.CreateDirectory(directory);
-            string probe = Path.Combine(directory, $".{Prefix}.write-probe");
+            // A name of its own: stores of one prefix may share a directory (a write-ahead log's) and check it at once.
+            string probe = Path.Combine(directory, $".{Prefix}.{Guid.NewGuid():N}.write-probe");
             using (new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.DeleteOnClose))
             {
             }

@@ -227,6 +227,24 @@ public class WriteAheadLogDirectoryTests
         await AssertEveryKeyAsync(recovered, version: 2);
     }
 
+    /// <summary>
+    /// Stores of one prefix share a log directory, so they may check it at the same moment: each checks it with a probe
+    /// file of its own. With one name for all, a store that found another's probe open was refused as if the directory
+    /// could not be written (the probe is held open here, as that other store would).
+    /// </summary>
+    [Fact]
+    public async Task AStoreOpens_WhileAnotherOfItsPrefixChecksTheSharedLogDirectory()
+    {
+        using var home = new TempDirectory();
+        using var walHome = new TempDirectory();
+        using (new FileStream(Path.Combine(walHome.Path, ".store.write-probe"), FileMode.Create, FileAccess.Write, FileShare.None))
+        {
+            await using FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path));
+            await WriteAsync(store, version: 1);
+            await AssertEveryKeyAsync(store, version: 1);
+        }
+    }
+
     [Fact]
     public void AnUnwritableLogDirectory_IsReportedAsTheOptionToChange()
     {
