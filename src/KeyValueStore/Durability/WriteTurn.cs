@@ -13,8 +13,9 @@ internal readonly struct WriteTurn
     private readonly KeyStripeLocks.Scope _stripe;
     private readonly KeyStripeLocks.ManyScope _stripes;
 
-    private WriteTurn(KeyStripeLocks.Scope stripe, KeyStripeLocks.ManyScope stripes, int stripeNumber, long ticket, int[]? stripeNumbers, long[]? tickets, CancellationToken cancellation)
+    private WriteTurn(KeyStripeLocks.Scope stripe, KeyStripeLocks.ManyScope stripes, int stripeNumber, long ticket, int[]? stripeNumbers, long[]? tickets, int generation, CancellationToken cancellation)
     {
+        Generation = generation;
         _stripe = stripe;
         _stripes = stripes;
         StripeNumber = stripeNumber;
@@ -33,6 +34,9 @@ internal readonly struct WriteTurn
     /// <summary>Gets the <see cref="ApplyTurns"/> ticket of a single write applied in turn.</summary>
     public long Ticket { get; }
 
+    /// <summary>Gets the <see cref="WriteGenerations"/> generation of a write applied in turn.</summary>
+    public int Generation { get; }
+
     /// <summary>Gets the stripes of a batch applied in turn, or null.</summary>
     public int[]? StripeNumbers { get; }
 
@@ -40,16 +44,16 @@ internal readonly struct WriteTurn
     public long[]? Tickets { get; }
 
     /// <summary>A write applied while it holds its stripe.</summary>
-    public static WriteTurn HoldingStripe(KeyStripeLocks.Scope stripe, CancellationToken cancellation) => new(stripe, default, 0, 0, null, null, cancellation);
+    public static WriteTurn HoldingStripe(KeyStripeLocks.Scope stripe, CancellationToken cancellation) => new(stripe, default, 0, 0, null, null, 0, cancellation);
 
     /// <summary>A batch applied while it holds its stripes.</summary>
-    public static WriteTurn HoldingStripes(KeyStripeLocks.ManyScope stripes, CancellationToken cancellation) => new(default, stripes, 0, 0, null, null, cancellation);
+    public static WriteTurn HoldingStripes(KeyStripeLocks.ManyScope stripes, CancellationToken cancellation) => new(default, stripes, 0, 0, null, null, 0, cancellation);
 
     /// <summary>A write that gave its stripe back and is applied at its turn, with no cancellation left.</summary>
-    public static WriteTurn InTurn(int stripe, long ticket) => new(default, default, stripe, ticket, null, null, CancellationToken.None);
+    public static WriteTurn InTurn(int stripe, long ticket, int generation) => new(default, default, stripe, ticket, null, null, generation, CancellationToken.None);
 
     /// <summary>A batch that gave its stripes back and is applied at its turns, with no cancellation left.</summary>
-    public static WriteTurn InTurns(int[] stripes, long[] tickets) => new(default, default, 0, 0, stripes, tickets, CancellationToken.None);
+    public static WriteTurn InTurns(int[] stripes, long[] tickets, int generation) => new(default, default, 0, 0, stripes, tickets, generation, CancellationToken.None);
 
     /// <summary>Gives back the stripes the write holds, if it holds any.</summary>
     public void ReleaseStripes()

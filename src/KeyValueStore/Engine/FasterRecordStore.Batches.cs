@@ -15,11 +15,11 @@ namespace KeyValueStore.Engine;
 /// order, so batches cannot deadlock) while it writes, and a multi-key read holds the same stripes while it reads, so
 /// it sees every batch whole or not at all. A single-key read takes no stripe and sees each key before or after.
 /// <para>
-/// Atomicity across crashes comes from <see cref="WriteBarrier"/>: a batch is one admission, and a checkpoint (the only
-/// thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a batch or none of it.
-/// A journal that logs writes (<see cref="WriteAheadJournal"/>) logs a batch as one transaction, replayed whole or not
-/// at all; since such a journal applies writes after giving their stripes back, a multi-key read first waits for the
-/// writes it admitted (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>).
+/// Atomicity across crashes: without a log of writes, from <see cref="WriteBarrier"/>: a batch is one admission, and a
+/// checkpoint (the only thing recovery restores) waits for admitted writes to finish, so a checkpoint holds all of a
+/// batch or none of it. A journal that logs writes (<see cref="WriteAheadJournal"/>) logs a batch as one transaction,
+/// replayed whole or not at all over any checkpoint that holds part of it; since such a journal applies writes after
+/// giving their stripes back, a multi-key read first waits for the writes it admitted (<see cref="IWriteJournal.WaitUntilAppliedAsync"/>).
 /// </para>
 /// Once a batch starts writing it runs to the end; cancellation applies only while it waits to start.
 /// </remarks>

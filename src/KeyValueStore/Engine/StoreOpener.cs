@@ -143,16 +143,25 @@ internal static class StoreOpener
         return new FasterRecordStore(log, keyStripes, writes, newJournal(keyStripes.StripeCount, writes), settings, logger, timeProvider);
     }
 
-    /// <summary>The journal of a durable mode: checkpoints alone, or a write-ahead log that checkpoints bound.</summary>
+    /// <summary>
+    /// The journal of a durable mode: checkpoints alone, which hold the store's write barrier while they start, or a
+    /// write-ahead log that checkpoints bound, which hold only the journal's applies (<see cref="WriteAheadJournal"/>).
+    /// </summary>
     private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, TimeProvider timeProvider, ILogger logger)
     {
-        bool commitMode = settings.Durability == DurabilityMode.Commit;
         var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
+        if (settings.Durability != DurabilityMode.Commit)
+        {
+            var checkpoints = new Checkpointer(
+                recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, writeAheadLog: null, loggedWrites: null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+            return new CheckpointJournal(checkpoints, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.WriteAheadLogSite, recovered.ReplayFrom, timeProvider, logger);
+        }
+
+        var loggedWrites = new WriteGenerations();
+        var applies = new WriteBarrier();
         var checkpointer = new Checkpointer(
-            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, commitMode ? recovered.WriteAheadLog : null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
-        return commitMode
-            ? new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider)
-            : new CheckpointJournal(checkpointer, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.WriteAheadLogSite, recovered.ReplayFrom, timeProvider, logger);
+            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, applies, recovered.WriteAheadLog, loggedWrites, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+        return new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider, loggedWrites, applies);
     }
 
     /// <summary>A scratch store must not open where a durable one lives: it would overwrite its segments and, on close, delete them.</summary>

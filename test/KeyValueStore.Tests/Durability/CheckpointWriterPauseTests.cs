@@ -1,5 +1,7 @@
 using System;
+using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
@@ -66,5 +68,86 @@ public class CheckpointWriterPauseTests
         {
             Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
         }
+    }
+
+    /// <summary>
+    /// A Commit-mode checkpoint once closed the store's write barrier and waited there for the writes in flight, which
+    /// were waiting for their group commit: every new writer waited for a flush of the log it had not even appended to.
+    /// Now the checkpoint waits for the earlier writes alone. The log's flushes are held here, so the earlier write
+    /// cannot finish; later writes must still reach the log. They land beside the checkpoint, past the position it
+    /// records, and a crash image shows recovery writing them again over it in the log's order.
+    /// </summary>
+    [Fact]
+    public async Task ACommitModeCheckpoint_WaitingForAWriteInItsGroupCommit_HoldsNoLaterWriterOutOfTheLog()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        FaultInjectingDevice? walDevice = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.WriteAheadLog ? walDevice = new FaultInjectingDevice(inner) : inner,
+        };
+
+        using var image = new TempDirectory();
+        await using (var store = StoreOpener.Open(settings, NullLogger.Instance))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 100));
+            }
+
+            WriteAheadLog log = ((WriteAheadJournal)store.Journal).Log;
+            walDevice!.HoldWrites();
+            Task earlier;
+            Task checkpoint;
+            Task[] later;
+            try
+            {
+                earlier = store.UpsertAsync(Key(200), Value(200, 1, 100)).AsTask();
+                await Eventually.TrueAsync(() => walDevice.HeldWrites > 0, () => "the write's group commit wrote nothing");
+                long afterEarlier = log.Tail.NextSequence;
+
+                checkpoint = store.CheckpointAsync();
+                await Eventually.TrueAsync(() => store.Journal.Checkpoints!.Mark().Running > 0, () => "the checkpoint did not start");
+
+                // Time for a checkpoint that would close the store's barrier to have done so.
+                await Task.Delay(200);
+                later = [store.UpsertAsync(Key(201), Value(201, 1, 100)).AsTask(), store.UpsertAsync(Key(200), Value(200, 2, 100)).AsTask()];
+                await WithinHangLimitAsync(() => log.Tail.NextSequence >= afterEarlier + 2, "the later writes did not reach the write-ahead log while the checkpoint waited for the earlier one");
+
+                Assert.False(earlier.IsCompleted, "the earlier write completed with its commit held");
+                Assert.False(checkpoint.IsCompleted, "the checkpoint completed before the write that began before it");
+            }
+            finally
+            {
+                walDevice.ReleaseWrites();
+            }
+
+            await Task.WhenAll([earlier, checkpoint, .. later]).WaitAsync(HangLimit);
+            CrashImage.Copy(temp.Path, image.Path);
+        }
+
+        foreach (string directory in new[] { image.Path, temp.Path })
+        {
+            MixedStorageKVStoreOptions reopen = Options(directory, DurabilityMode.Commit);
+            await using var reopened = StoreOpener.Open(StoreSettingsValidator.Validate(reopen), NullLogger.Instance);
+            Assert.Equal(Value(200, 2, 100), await ReadAsync(reopened, 200));
+            Assert.Equal(Value(201, 1, 100), await ReadAsync(reopened, 201));
+            for (int i = 0; i < 100; i++)
+            {
+                Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
+            }
+        }
+    }
+
+    private static async Task WithinHangLimitAsync(Func<bool> condition, string failure)
+    {
+        using var limit = new CancellationTokenSource(HangLimit);
+        while (!condition() && !limit.IsCancellationRequested)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.True(condition(), failure);
     }
 }

@@ -44,6 +44,11 @@ public class CorruptionFuzzTests(ITestOutputHelper output)
             output.WriteLine($"named another file: {other.Detail}");
         }
 
+        foreach (var slow in results.Where(result => result.Detail.Contains("(slow: ", StringComparison.Ordinal)))
+        {
+            output.WriteLine($"slow past {CorruptionFuzzer.TrialLimit.TotalSeconds:F0} s, not hung: {slow.Detail}");
+        }
+
         var failures = results.Where(result => result.Outcome == CorruptionFuzzer.Outcome.Failed).ToList();
         Assert.True(failures.Count == 0, $"{failures.Count} of {trials} trials failed (seed {seed}):\n" + string.Join("\n", failures.Take(10).Select(failure => failure.Detail)));
     }

@@ -21,11 +21,14 @@ namespace KeyValueStore.Durability;
 /// checkpoint is taken (the default index alone is 64 MB); recovery rebuilds the index by scanning the log from its
 /// begin address, which compaction keeps bounded.
 /// <para>
-/// No write runs while a checkpoint starts (<see cref="WriteBarrier"/>): writers wait, reads go on. A checkpoint starts
-/// once the writes in flight have drained, so it holds every write admitted before it and none after: in Commit mode
-/// that is exactly the write-ahead log up to its tail at that moment, which is the position the checkpoint records
-/// (<see cref="WalPosition"/>). The log is committed up to that position before the checkpoint starts, so a recovered
-/// checkpoint never points past the end of the recovered log.
+/// No write is applied while a checkpoint starts (<see cref="WriteBarrier"/>): writers wait, reads go on. In Checkpoint
+/// mode the barrier is the store's own, which every write passes from admission to its end, so the checkpoint holds every
+/// write admitted before it and none after, and each batch whole or not at all. In Commit mode it is the journal's
+/// <see cref="WriteAheadJournal.Applies"/>, which writes pass only around their apply, after their commit: the checkpoint
+/// first takes the write-ahead log's tail, the position it records (<see cref="WalPosition"/>), and waits for the
+/// writes that began before it (<see cref="WriteGenerations"/>), so every entry before that position is in the store,
+/// without holding back the writes that append, commit and apply meanwhile. Replay from the position writes those again
+/// over the checkpoint, in the log's order, to the same end (<see cref="WriteAheadJournal"/>).
 /// </para>
 /// <para>
 /// The barrier is what keeps the checkpoint's files as they were written. A fold-over checkpoint's tail is the log's
@@ -52,6 +55,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
+    private readonly WriteGenerations? _loggedWrites;
     private readonly StoreFault _fault;
     private readonly CheckpointTailWatch _tailWatch = new();
     private readonly IndexCheckpoints _indexCheckpoints;
@@ -67,8 +71,9 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="layout">The store's files: where the checkpoint record is written.</param>
     /// <param name="checkpointFiles">FASTER's checkpoint files: replaced checkpoints are deleted once the record names their replacement.</param>
     /// <param name="indexCheckpoints">Takes an index checkpoint before a checkpoint when reopening would otherwise replay too much of the log.</param>
-    /// <param name="writes">The store's write barrier, closed while a checkpoint runs.</param>
+    /// <param name="writes">The barrier closed while a checkpoint starts: the store's write barrier, or in Commit mode the journal's <see cref="WriteAheadJournal.Applies"/>.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
+    /// <param name="loggedWrites">The Commit-mode writes from their append to their apply; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
     /// <param name="directories">Flushes the checkpoint's folders before its record names it, and the record's directory after.</param>
     /// <param name="segmentSizeBits">The size of the store's segment files, to find the sector holding a checkpoint's tail.</param>
@@ -81,6 +86,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         IndexCheckpoints indexCheckpoints,
         WriteBarrier writes,
         WriteAheadLog? writeAheadLog,
+        WriteGenerations? loggedWrites,
         StoreFault fault,
         DirectoryDurability directories,
         int segmentSizeBits,
@@ -96,6 +102,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         _layout = layout;
         _writes = writes;
         _writeAheadLog = writeAheadLog;
+        _loggedWrites = loggedWrites;
         _timeProvider = timeProvider;
         _logger = logger;
         store.UnsafeRegisterCallback(_tailWatch);
@@ -277,25 +284,26 @@ internal sealed class Checkpointer : IAsyncDisposable
 
         // Before the log checkpoint, which is then the first its index checkpoint can be recovered with; writers go on.
         await _indexCheckpoints.TakeIfDueAsync().ConfigureAwait(false);
+        Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
+        WalPosition? walPosition = null;
+        if (writeAheadLog is not null)
+        {
+            // Writers go on: only the writes that began before the tail was taken are waited for (see the remarks).
+            walPosition = writeAheadLog.Tail;
+            await _loggedWrites!.WaitForEarlierAsync().ConfigureAwait(false);
+            _fault.ThrowIfFaulted();
+            await writeAheadLog.CommitAsync().ConfigureAwait(false);
+            _store.CommitCookie = walPosition.Value.ToCookie();
+        }
+
         long writersHeldFrom = _timeProvider.GetTimestamp();
         await _writes.CloseAsync().ConfigureAwait(false);
         bool writersHeld = true;
         TimeSpan heldFor = TimeSpan.Zero;
         Guid token;
-        WalPosition? walPosition = null;
         try
         {
             _fault.ThrowIfFaulted();
-            Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
-            if (writeAheadLog is not null)
-            {
-                // Writers append to the log inside their barrier admission, so with the barrier drained the log's tail
-                // is exactly what this checkpoint will hold.
-                walPosition = writeAheadLog.Tail;
-                await writeAheadLog.CommitAsync().ConfigureAwait(false);
-                _store.CommitCookie = walPosition.Value.ToCookie();
-            }
-
             Task tailFixed = _tailWatch.Arm();
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
             {
