@@ -8,6 +8,8 @@
 #    dependencies in its nuspec (the library's four runtime packages; none of the build-time ones:
 #    the analyzers, SourceLink). Checks the .snupkg
 #    exists and that its PDBs carry a SourceLink map.
+#    Packs src/KeyValueStore.Extensions.DependencyInjection at the same version and checks its files and that it
+#    depends on exactly that version of KeyValueStore.
 # 3. Builds and runs test/KeyValueStore.PackageConsumer against that package, by id and version, for each
 #    target framework: it opens a checkpointed store, writes, reads, reopens and reads again.
 #
@@ -130,6 +132,43 @@ if problems:
         print(f"verify-package: FAILED: {p}", file=sys.stderr)
     sys.exit(1)
 print("verify-package: package contents ok")
+PY
+
+# The DI and hosting add-on: packed at the same version, it must carry its assembly for both frameworks and depend on
+# exactly this version of the core package, and on the hosting abstractions only (never a host implementation).
+addon="KeyValueStore.Extensions.DependencyInjection"
+echo "verify-package: packing $addon $version into $feed"
+dotnet pack "src/$addon/$addon.csproj" -c Release -o "$feed" -p:PackageVersion="$version" \
+    -nologo -tl:off -v:q -clp:NoSummary \
+    || fail "dotnet pack of $addon failed"
+python3 - "$feed/$addon.$version.nupkg" "$addon" "$version" <<'PY'
+import sys, zipfile
+import xml.etree.ElementTree as ET
+
+path, addon, version = sys.argv[1:4]
+problems = []
+with zipfile.ZipFile(path) as package:
+    names = set(package.namelist())
+    for tfm in ["net8.0", "net10.0"]:
+        for name in [f"lib/{tfm}/{addon}.dll", f"lib/{tfm}/{addon}.xml"]:
+            if name not in names:
+                problems.append(f"{name} is missing from {addon}")
+    nuspec = ET.fromstring(package.read(f"{addon}.nuspec"))
+for group in nuspec.iter():
+    if group.tag.rsplit("}", 1)[-1] != "group":
+        continue
+    deps = {d.get("id"): d.get("version") for d in group}
+    tfm = group.get("targetFramework")
+    print(f"verify-package: {addon} {tfm} dependencies: " + ", ".join(f"{i} {v}" for i, v in sorted(deps.items())))
+    if deps.get("KeyValueStore") != version:
+        problems.append(f"{tfm}: depends on KeyValueStore {deps.get('KeyValueStore')!r}, expected {version}")
+    if "Microsoft.Extensions.Hosting" in deps:
+        problems.append(f"{tfm}: depends on Microsoft.Extensions.Hosting; the abstractions are enough")
+if problems:
+    for p in problems:
+        print(f"verify-package: FAILED: {p}", file=sys.stderr)
+    sys.exit(1)
+print(f"verify-package: {addon} package contents ok")
 PY
 
 # The consumer is built in a copy outside the repository: its own NuGet.config can name the temporary feed,

@@ -24,6 +24,21 @@ public class StoreSettingsValidatorTests
     }
 
     [Fact]
+    public void TheOptionsOwnValidate_RefusesWhatOpeningWould_ListingEveryProblem_WithoutCreatingTheDirectory()
+    {
+        using var temp = new TempDirectory();
+        string directory = Path.Combine(temp.Path, "not-yet");
+        var options = new MixedStorageKVStoreOptions { LogDirectory = directory, IndexNumBuckets = 1000, SessionPoolSize = 0 };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(options.Validate);
+
+        Assert.Equal(2, exception.Problems.Count);
+        Assert.False(Directory.Exists(directory));
+        new MixedStorageKVStoreOptions { LogDirectory = directory }.Validate();
+        Assert.False(Directory.Exists(directory));
+    }
+
+    [Fact]
     public void Validate_SeveralInvalidOptions_ListsEveryProblemInOneException()
     {
         var options = new MixedStorageKVStoreOptions

@@ -1,0 +1,24 @@
+using KeyValueStore;
+using Microsoft.Extensions.Options;
+
+namespace KeyValueStore.Extensions.DependencyInjection.Options;
+
+/// <summary>
+/// Checks each registered store's options as opening it would (<see cref="MixedStorageKVStoreOptions.Validate"/>), so
+/// that <c>ValidateOnStart</c> refuses a bad configuration when the host starts, listing every problem at once.
+/// </summary>
+internal sealed class StoreOptionsValidator : IValidateOptions<MixedStorageKVStoreOptions>
+{
+    public ValidateOptionsResult Validate(string? name, MixedStorageKVStoreOptions options)
+    {
+        try
+        {
+            options.Validate();
+            return ValidateOptionsResult.Success;
+        }
+        catch (InvalidStoreOptionsException e)
+        {
+            return ValidateOptionsResult.Fail(e.Problems);
+        }
+    }
+}
