@@ -1,4 +1,3 @@
-using KeyValueStore.Storage;
 using MessagePack;
 
 namespace KeyValueStore;
@@ -165,11 +164,4 @@ public sealed class MixedStorageKVStoreOptions
     /// each value records how it was stored, so this can change between opens.
     /// </remarks>
     public int ValueCompressionThresholdBytes { get; set; } = 1024;
-
-    /// <summary>
-    /// Checks the options as opening a store would, without touching the disk: for a host to refuse bad settings at
-    /// startup, before the first store is opened.
-    /// </summary>
-    /// <exception cref="InvalidStoreOptionsException">The options are invalid; <see cref="InvalidStoreOptionsException.Problems"/> lists every problem.</exception>
-    public void Validate() => StoreSettingsValidator.Validate(this);
 }

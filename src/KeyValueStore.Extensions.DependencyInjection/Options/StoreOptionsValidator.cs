@@ -4,7 +4,7 @@ using Microsoft.Extensions.Options;
 namespace KeyValueStore.Extensions.DependencyInjection.Options;
 
 /// <summary>
-/// Checks each registered store's options as opening it would (<see cref="MixedStorageKVStoreOptions.Validate"/>), so
+/// Checks each registered store's options as opening it would (<see cref="MixedStorageKVStore.ValidateOptions"/>), so
 /// that <c>ValidateOnStart</c> refuses a bad configuration when the host starts, listing every problem at once.
 /// </summary>
 internal sealed class StoreOptionsValidator : IValidateOptions<MixedStorageKVStoreOptions>
@@ -13,7 +13,7 @@ internal sealed class StoreOptionsValidator : IValidateOptions<MixedStorageKVSto
     {
         try
         {
-            options.Validate();
+            MixedStorageKVStore.ValidateOptions(options);
             return ValidateOptionsResult.Success;
         }
         catch (InvalidStoreOptionsException e)

@@ -24,17 +24,17 @@ public class StoreSettingsValidatorTests
     }
 
     [Fact]
-    public void TheOptionsOwnValidate_RefusesWhatOpeningWould_ListingEveryProblem_WithoutCreatingTheDirectory()
+    public void ValidateOptions_RefusesWhatOpeningWould_ListingEveryProblem_WithoutCreatingTheDirectory()
     {
         using var temp = new TempDirectory();
         string directory = Path.Combine(temp.Path, "not-yet");
         var options = new MixedStorageKVStoreOptions { LogDirectory = directory, IndexNumBuckets = 1000, SessionPoolSize = 0 };
 
-        var exception = Assert.Throws<InvalidStoreOptionsException>(options.Validate);
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => MixedStorageKVStore.ValidateOptions(options));
 
         Assert.Equal(2, exception.Problems.Count);
         Assert.False(Directory.Exists(directory));
-        new MixedStorageKVStoreOptions { LogDirectory = directory }.Validate();
+        MixedStorageKVStore.ValidateOptions(new MixedStorageKVStoreOptions { LogDirectory = directory });
         Assert.False(Directory.Exists(directory));
     }
 
