@@ -1,0 +1,79 @@
+using System;
+using System.Threading.Tasks;
+using KeyValueStore.Extensions.DependencyInjection.Caching;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Caching.Distributed;
+using Microsoft.Extensions.Caching.Hybrid;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Time.Testing;
+
+namespace KeyValueStore.Extensions.DependencyInjection.Tests.Caching;
+
+/// <summary>What sets the cache apart from <c>MemoryDistributedCache</c>: its entries, and their expiries, outlive the host.</summary>
+public class PersistentCacheTests
+{
+    [Fact]
+    public async Task Entries_AndTheirExpiries_SurviveARestartOfTheHost()
+    {
+        using var temp = new TempDirectory();
+        var time = new FakeTimeProvider(CacheHosts.Start);
+        using (IHost host = CacheHosts.Build(temp.Path, time))
+        {
+            await host.StartAsync();
+            var cache = host.Services.GetRequiredService<IDistributedCache>();
+            await cache.SetAsync("forever", [1, 2, 3], new DistributedCacheEntryOptions());
+            await cache.SetAsync("an hour", [4], new DistributedCacheEntryOptions { AbsoluteExpirationRelativeToNow = TimeSpan.FromHours(1) });
+            await host.StopAsync();
+        }
+
+        using IHost restarted = CacheHosts.Build(temp.Path, time);
+        await restarted.StartAsync();
+        var reopened = restarted.Services.GetRequiredService<IDistributedCache>();
+        Assert.Equal([1, 2, 3], await reopened.GetAsync("forever"));
+        Assert.Equal([4], await reopened.GetAsync("an hour"));
+
+        time.Advance(TimeSpan.FromHours(1));
+        Assert.Null(await reopened.GetAsync("an hour"));
+        Assert.Equal([1, 2, 3], await reopened.GetAsync("forever"));
+        await restarted.StopAsync();
+    }
+
+    [Fact]
+    public async Task AsHybridCachesSecondLevel_AValueOutlivesTheProcessThatMadeIt()
+    {
+        using var temp = new TempDirectory();
+        var time = new FakeTimeProvider(CacheHosts.Start);
+        using (IHost host = CacheHosts.Build(temp.Path, time, services => services.AddHybridCache()))
+        {
+            await host.StartAsync();
+            var hybrid = host.Services.GetRequiredService<HybridCache>();
+            Assert.Equal("computed once", await hybrid.GetOrCreateAsync("report", _ => ValueTask.FromResult("computed once")));
+            await host.StopAsync();
+        }
+
+        // A new host has an empty first level: the value can only come from our cache's files.
+        using IHost restarted = CacheHosts.Build(temp.Path, time, services => services.AddHybridCache());
+        await restarted.StartAsync();
+        var again = restarted.Services.GetRequiredService<HybridCache>();
+        string value = await again.GetOrCreateAsync<string>("report", _ => throw new InvalidOperationException("the value was computed again"));
+        Assert.Equal("computed once", value);
+        await restarted.StopAsync();
+    }
+
+    [Fact]
+    public async Task AStoreWrittenByOtherCode_IsRefusedByKey_WithATypedError()
+    {
+        using var temp = new TempDirectory();
+        var time = new FakeTimeProvider(CacheHosts.Start);
+        using IHost host = CacheHosts.Build(temp.Path, time);
+        await host.StartAsync();
+        var store = host.Services.GetRequiredKeyedService<IMixedStorageKVStore<string, byte[]>>(MixedStorageDistributedCacheServiceCollectionExtensions.StoreKey);
+        await store.UpsertAsync("not-an-entry", [7, 7]);
+
+        CacheEntryFormatException refused = await Assert.ThrowsAsync<CacheEntryFormatException>(() => host.Services.GetRequiredService<IDistributedCache>().GetAsync("not-an-entry"));
+
+        Assert.Equal("not-an-entry", refused.Key);
+        await host.StopAsync();
+    }
+}
