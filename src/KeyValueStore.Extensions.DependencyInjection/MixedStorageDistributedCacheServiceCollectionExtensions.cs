@@ -3,6 +3,7 @@ using KeyValueStore;
 using KeyValueStore.Extensions.DependencyInjection.Caching;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.Options;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -15,7 +16,10 @@ namespace Microsoft.Extensions.DependencyInjection;
 /// The cache's store is registered as any other (<see cref="MixedStorageKVStoreServiceCollectionExtensions"/>), under
 /// the key <see cref="StoreKey"/>: opened while the host starts, closed while it stops, its options validated on start.
 /// Expiry is measured on the registered <see cref="TimeProvider"/>, or the system clock when none is registered.
-/// The cache replaces any <see cref="IDistributedCache"/> registered before it.
+/// The cache replaces any <see cref="IDistributedCache"/> registered before it. An expired entry is deleted when a read
+/// finds it, and otherwise dropped by the store's compaction when it reaches the entry's record
+/// (<see cref="MixedStorageKVStore{TKey, TValue}.OpenAsync"/>'s filter), so entries set once and never read again do
+/// not hold disk after they expire.
 /// </remarks>
 public static class MixedStorageDistributedCacheServiceCollectionExtensions
 {
@@ -31,7 +35,7 @@ public static class MixedStorageDistributedCacheServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configure);
-        return AddCache(services.AddKeyedMixedStorageKVStore<string, byte[]>(StoreKey, configure));
+        return AddCache(services, builder => builder.Configure(configure));
     }
 
     /// <summary>Registers the cache, its store's options bound from configuration.</summary>
@@ -43,11 +47,21 @@ public static class MixedStorageDistributedCacheServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
-        return AddCache(services.AddKeyedMixedStorageKVStore<string, byte[]>(StoreKey, configuration));
+        return AddCache(services, builder => builder.Bind(configuration));
     }
 
-    private static IServiceCollection AddCache(IServiceCollection services) =>
-        services.AddSingleton<IDistributedCache>(provider => new MixedStorageDistributedCache(
+    /// <summary>
+    /// The cache's store, whose compaction drops entries that have expired (they are never read again to be deleted),
+    /// and the cache over it.
+    /// </summary>
+    private static IServiceCollection AddCache(IServiceCollection services, Action<OptionsBuilder<MixedStorageKVStoreOptions>> configure)
+    {
+        MixedStorageKVStoreServiceCollectionExtensions.AddStore<string, byte[]>(
+            services, StoreKey, StoreKey, configure, provider => CacheEntry.HasExpiredOn(TimeOf(provider)));
+        return services.AddSingleton<IDistributedCache>(provider => new MixedStorageDistributedCache(
             provider.GetRequiredKeyedService<IMixedStorageKVStore<string, byte[]>>(StoreKey),
-            provider.GetService<TimeProvider>() ?? TimeProvider.System));
+            TimeOf(provider)));
+    }
+
+    private static TimeProvider TimeOf(IServiceProvider provider) => provider.GetService<TimeProvider>() ?? TimeProvider.System;
 }

@@ -35,7 +35,7 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configure);
-        return AddStore<TKey, TValue>(services, serviceKey: null, OptionsNameOf<TKey, TValue>(serviceKey: null), builder => builder.Configure(configure));
+        return AddStore<TKey, TValue>(services, serviceKey: null, OptionsNameOf<TKey, TValue>(serviceKey: null), builder => builder.Configure(configure), dropOnCompaction: null);
     }
 
     /// <summary>Registers a store of <typeparamref name="TKey"/> to <typeparamref name="TValue"/>, its options bound from configuration.</summary>
@@ -47,7 +47,7 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
-        return AddStore<TKey, TValue>(services, serviceKey: null, OptionsNameOf<TKey, TValue>(serviceKey: null), builder => builder.Bind(configuration));
+        return AddStore<TKey, TValue>(services, serviceKey: null, OptionsNameOf<TKey, TValue>(serviceKey: null), builder => builder.Bind(configuration), dropOnCompaction: null);
     }
 
     /// <summary>
@@ -64,7 +64,7 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         ArgumentException.ThrowIfNullOrEmpty(serviceKey);
         ArgumentNullException.ThrowIfNull(configure);
-        return AddStore<TKey, TValue>(services, serviceKey, OptionsNameOf<TKey, TValue>(serviceKey), builder => builder.Configure(configure));
+        return AddStore<TKey, TValue>(services, serviceKey, OptionsNameOf<TKey, TValue>(serviceKey), builder => builder.Configure(configure), dropOnCompaction: null);
     }
 
     /// <summary>Registers a store of <typeparamref name="TKey"/> to <typeparamref name="TValue"/> under <paramref name="serviceKey"/>, its options bound from configuration.</summary>
@@ -78,7 +78,7 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         ArgumentException.ThrowIfNullOrEmpty(serviceKey);
         ArgumentNullException.ThrowIfNull(configuration);
-        return AddStore<TKey, TValue>(services, serviceKey, OptionsNameOf<TKey, TValue>(serviceKey), builder => builder.Bind(configuration));
+        return AddStore<TKey, TValue>(services, serviceKey, OptionsNameOf<TKey, TValue>(serviceKey), builder => builder.Bind(configuration), dropOnCompaction: null);
     }
 
     /// <summary>
@@ -88,7 +88,13 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
     internal static string OptionsNameOf<TKey, TValue>(string? serviceKey) =>
         serviceKey ?? $"MixedStorageKVStore<{typeof(TKey).FullName}, {typeof(TValue).FullName}>";
 
-    private static IServiceCollection AddStore<TKey, TValue>(IServiceCollection services, string? serviceKey, string optionsName, Action<OptionsBuilder<MixedStorageKVStoreOptions>> configure)
+    /// <summary>Registers a store, its lifetime and its options; <paramref name="dropOnCompaction"/> makes its compaction filter from the services, if given.</summary>
+    internal static IServiceCollection AddStore<TKey, TValue>(
+        IServiceCollection services,
+        string? serviceKey,
+        string optionsName,
+        Action<OptionsBuilder<MixedStorageKVStoreOptions>> configure,
+        Func<IServiceProvider, Func<TValue, bool>>? dropOnCompaction)
     {
         // The lifetime is keyed by the options' name, which is unique per store of these types.
         if (services.Any(descriptor => descriptor.ServiceType == typeof(StoreLifetime<TKey, TValue>) && Equals(descriptor.ServiceKey, optionsName)))
@@ -108,7 +114,8 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
         services.AddKeyedSingleton(optionsName, (provider, _) => new StoreLifetime<TKey, TValue>(
             optionsName,
             provider.GetRequiredService<IOptionsMonitor<MixedStorageKVStoreOptions>>(),
-            provider.GetService<ILogger<MixedStorageKVStore<TKey, TValue>>>()));
+            provider.GetService<ILogger<MixedStorageKVStore<TKey, TValue>>>(),
+            dropOnCompaction?.Invoke(provider)));
         services.AddSingleton<IHostedService>(provider => provider.GetRequiredKeyedService<StoreLifetime<TKey, TValue>>(optionsName));
 
         // The store's own disposal is idempotent: the container disposes it too, after the lifetime has.

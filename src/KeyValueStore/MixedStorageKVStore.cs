@@ -85,8 +85,18 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// Opens a store, recovering a durable one, without blocking the caller's thread while files are checked and the
     /// log is replayed. The recommended way to open a store in a service.
     /// </summary>
+    /// <remarks>
+    /// <paramref name="dropOnCompaction"/> is a filter compaction asks of each live value before it copies it: a value
+    /// for which it returns true is dropped, and its key then reads as absent, as after a delete. It is for values that
+    /// carry their own expiry (a cache's entries), so that expired ones give their disk back without being read again.
+    /// Compaction reaches a record at a time of its own choosing (the oldest part of the log first), so until then a
+    /// read still returns it: a caller that must never see an expired value checks on read too. The filter runs on
+    /// compaction's threads, beside the store's operations: keep it quick, and do not call the store from it. A value
+    /// it throws on, or one whose checksum does not match, is kept. A filter that drops a value still wanted loses it.
+    /// </remarks>
     /// <param name="options">The options; the defaults when null.</param>
     /// <param name="logger">Receives the store's log events; none when null.</param>
+    /// <param name="dropOnCompaction">Returns true for a value compaction should drop rather than copy; null (the default) to copy every live value.</param>
     /// <param name="cancellationToken">Cancels the open before recovery starts; recovery, once started, runs to the end.</param>
     /// <returns>The open store.</returns>
     /// <exception cref="InvalidStoreOptionsException">The options are invalid; every problem is listed and nothing touched the disk.</exception>
@@ -97,9 +107,15 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     public static async ValueTask<MixedStorageKVStore<TKey, TValue>> OpenAsync(
         MixedStorageKVStoreOptions? options = null,
         ILogger<MixedStorageKVStore<TKey, TValue>>? logger = null,
+        Func<TValue, bool>? dropOnCompaction = null,
         CancellationToken cancellationToken = default)
     {
         (StoreSettings settings, KeyEncoder<TKey> keys, ValueCodec<TValue> values) = Prepare(options);
+        if (dropOnCompaction is not null)
+        {
+            settings = settings with { DropOnCompaction = value => dropOnCompaction(values.Decode(value.ToArray())) };
+        }
+
         FasterRecordStore engine = await StoreOpener.OpenAsync(settings, logger ?? (ILogger)NullLogger.Instance, timeProvider: null, TypedRecordFormat.For<TKey, TValue>(), cancellationToken).ConfigureAwait(false);
         return new MixedStorageKVStore<TKey, TValue>(engine, keys, values);
     }

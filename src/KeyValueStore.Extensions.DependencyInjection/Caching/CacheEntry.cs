@@ -71,6 +71,13 @@ internal readonly struct CacheEntry
     /// <summary>The value's bytes in <paramref name="stored"/>, copied out: a caller may keep and change them.</summary>
     public static byte[] ValueOf(byte[] stored) => stored.AsSpan(HeaderSize).ToArray();
 
+    /// <summary>
+    /// The store's compaction filter: true for a stored entry that has expired by <paramref name="time"/>'s clock. A
+    /// record that is not an entry throws, and the store then keeps it.
+    /// </summary>
+    public static Func<byte[], bool> HasExpiredOn(TimeProvider time) =>
+        stored => Read(string.Empty, stored).HasExpiredAt(time.GetUtcNow().ToUnixTimeMilliseconds());
+
     /// <summary>Whether the entry has expired at <paramref name="now"/>.</summary>
     public bool HasExpiredAt(long now) => now >= ExpiresAt;
 

@@ -25,14 +25,17 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
     private readonly string _name;
     private readonly IOptionsMonitor<MixedStorageKVStoreOptions> _options;
     private readonly ILogger<MixedStorageKVStore<TKey, TValue>>? _logger;
+    private readonly Func<TValue, bool>? _dropOnCompaction;
     private Task<MixedStorageKVStore<TKey, TValue>>? _opening;
     private int _disposed;
 
     /// <param name="name">The name of the store's options.</param>
     /// <param name="options">The registered options, by name.</param>
     /// <param name="logger">The host's logger for the store; none when the host has no logging.</param>
-    public StoreLifetime(string name, IOptionsMonitor<MixedStorageKVStoreOptions> options, ILogger<MixedStorageKVStore<TKey, TValue>>? logger)
+    /// <param name="dropOnCompaction">The store's compaction filter (<see cref="MixedStorageKVStore{TKey, TValue}.OpenAsync"/>), or null.</param>
+    public StoreLifetime(string name, IOptionsMonitor<MixedStorageKVStoreOptions> options, ILogger<MixedStorageKVStore<TKey, TValue>>? logger, Func<TValue, bool>? dropOnCompaction)
     {
+        _dropOnCompaction = dropOnCompaction;
         _name = name;
         _options = options;
         _logger = logger;
@@ -97,6 +100,6 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
         // Off the caller's thread at once: the options' validation and the files' checks run synchronously at the start.
         await Task.Yield();
         MixedStorageKVStoreOptions options = _options.Get(_name);
-        return await MixedStorageKVStore<TKey, TValue>.OpenAsync(options, _logger, CancellationToken.None).ConfigureAwait(false);
+        return await MixedStorageKVStore<TKey, TValue>.OpenAsync(options, _logger, _dropOnCompaction, CancellationToken.None).ConfigureAwait(false);
     }
 }

@@ -74,7 +74,15 @@ internal sealed partial class FasterRecordStore
         {
             long tailBefore = FasterKV.Log.TailAddress;
             using StoreSession session = NewSession();
-            session.Compact(untilAddress, CompactionType.Lookup);
+            if (_dropRule.DropsAny)
+            {
+                session.Compact(untilAddress, CompactionType.Lookup, _dropRule.ForFaster());
+            }
+            else
+            {
+                session.Compact(untilAddress, CompactionType.Lookup);
+            }
+
             return FasterKV.Log.TailAddress - tailBefore;
         }));
 }

@@ -47,6 +47,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     private readonly int _segmentSizeBits;
     private readonly bool _valueChecksums;
     private readonly LiveRecordCopier _copier;
+    private readonly CompactionDropRule _dropRule;
     private readonly LiveBytesEstimator _liveBytes;
 
     // The first failed disk write; from then on operations are refused and waits on the disk abandoned.
@@ -80,7 +81,8 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _functions = new RecordFunctions(settings.ValueChecksums);
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
-        _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes);
+        _dropRule = new CompactionDropRule(settings.DropOnCompaction, settings.ValueChecksums);
+        _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes, _dropRule);
         _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
     }

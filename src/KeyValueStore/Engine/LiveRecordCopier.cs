@@ -31,6 +31,10 @@ namespace KeyValueStore.Engine;
 /// copied as they are, seal included (<see cref="ValueChecksum"/> covers the key and value, not the address).
 /// </para>
 /// <para>
+/// A latest record the store's <see cref="CompactionDropRule"/> drops (an expired cache entry) is not copied, as if a
+/// newer record had superseded it.
+/// </para>
+/// <para>
 /// Records are copied by <see cref="Workers"/> sessions at once: a record on disk costs a read, and the reads of one
 /// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages.
 /// </para>
@@ -51,6 +55,7 @@ internal sealed class LiveRecordCopier
     private readonly EpochNudger _epochNudger;
     private readonly StoreFault _fault;
     private readonly int _pageSizeBytes;
+    private readonly CompactionDropRule _dropRule;
 
     // A batch's arena is over a megabyte (the large-object heap): kept between slices rather than allocated for each.
     private ScannedRecords? _spareBatch;
@@ -63,8 +68,10 @@ internal sealed class LiveRecordCopier
         Func<StoreSession> newSession,
         EpochNudger epochNudger,
         StoreFault fault,
-        int pageSizeBytes)
+        int pageSizeBytes,
+        CompactionDropRule dropRule)
     {
+        _dropRule = dropRule;
         _store = store;
         _keyStripes = keyStripes;
         _stripeWrites = stripeWrites;
@@ -168,7 +175,7 @@ internal sealed class LiveRecordCopier
         RecordLocation location = batch.LocationOf(index);
         int stripe = _keyStripes.StripeOf(key.Span);
         long writesBefore = _stripeWrites.Read(stripe);
-        if (!await IsLatestAsync(session, key, location).ConfigureAwait(false))
+        if (!await IsLatestAsync(session, key, location).ConfigureAwait(false) || _dropRule.ShouldDrop(key.Span, value.Span))
         {
             return 0;
         }

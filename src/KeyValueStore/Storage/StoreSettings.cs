@@ -41,5 +41,15 @@ internal sealed record StoreSettings(
     /// </summary>
     public long MinReplayBytesForIndexCheckpoint { get; init; } = 4 * 64 * IndexNumBuckets;
 
+    /// <summary>
+    /// Says of a live record's value (as its writer gave it, without the checksum) whether compaction drops it rather
+    /// than copying it (<see cref="KeyValueStore.Engine.CompactionDropRule"/>); null to copy every live record. The typed store sets it
+    /// from the filter a caller opens it with.
+    /// </summary>
+    public StoredValueFilter? DropOnCompaction { get; init; }
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }
+
+/// <summary>Says something of a stored value, given as its writer gave it.</summary>
+internal delegate bool StoredValueFilter(ReadOnlySpan<byte> value);

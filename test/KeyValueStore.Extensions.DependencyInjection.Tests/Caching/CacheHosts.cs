@@ -11,7 +11,7 @@ internal static class CacheHosts
 {
     public static readonly DateTimeOffset Start = new(2026, 11, 26, 12, 0, 0, TimeSpan.Zero);
 
-    public static IHost Build(string directory, FakeTimeProvider time, Action<IServiceCollection>? more = null) =>
+    public static IHost Build(string directory, FakeTimeProvider time, Action<IServiceCollection>? more = null, bool smallPages = false) =>
         TestHosts.Build(new RecordingLoggerProvider(), services =>
         {
             services.AddSingleton<TimeProvider>(time);
@@ -19,10 +19,11 @@ internal static class CacheHosts
             {
                 TestHosts.Durable(options, directory);
 
-                // Pages of 2 MB, so that a value of 1 MB fits a record.
-                options.PageSizeBits = 21;
-                options.MemorySizeBits = 23;
-                options.SegmentSizeBits = 23;
+                // Pages of 2 MB, so that a value of 1 MB fits a record; or 4 KB pages and 64 KB of memory, so that
+                // a few thousand entries reach the part of the log compaction works on.
+                options.PageSizeBits = smallPages ? 12 : 21;
+                options.MemorySizeBits = smallPages ? 16 : 23;
+                options.SegmentSizeBits = smallPages ? 20 : 23;
             });
             more?.Invoke(services);
         });

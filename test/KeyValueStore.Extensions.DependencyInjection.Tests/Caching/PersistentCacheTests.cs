@@ -62,6 +62,39 @@ public class PersistentCacheTests
     }
 
     [Fact]
+    public async Task EntriesThatExpired_AndAreNeverReadAgain_AreDroppedByTheStoresCompaction()
+    {
+        const int Entries = 3_000;
+        using var temp = new TempDirectory();
+        var time = new FakeTimeProvider(CacheHosts.Start);
+        using IHost host = CacheHosts.Build(temp.Path, time, smallPages: true);
+        await host.StartAsync();
+        var cache = host.Services.GetRequiredService<IDistributedCache>();
+        var store = host.Services.GetRequiredKeyedService<IMixedStorageKVStore<string, byte[]>>(MixedStorageDistributedCacheServiceCollectionExtensions.StoreKey);
+        byte[] value = new byte[200];
+        for (int i = 0; i < Entries; i++)
+        {
+            var expiry = i % 2 == 0 ? new DistributedCacheEntryOptions { AbsoluteExpirationRelativeToNow = TimeSpan.FromMinutes(1) } : new DistributedCacheEntryOptions();
+            await cache.SetAsync($"entry-{i}", value, expiry);
+        }
+
+        time.Advance(TimeSpan.FromMinutes(2));
+        await store.CompactAsync();
+
+        int expiredLeft = 0;
+        for (int i = 0; i < Entries; i++)
+        {
+            bool inStore = (await store.ReadAsync($"entry-{i}")).Found;
+            Assert.True(inStore || i % 2 == 0, $"entry-{i}, which never expires, was dropped");
+            expiredLeft += inStore && i % 2 == 0 ? 1 : 0;
+        }
+
+        // Compaction reaches the log below its in-memory pages: all but the newest entries.
+        Assert.True(expiredLeft < Entries / 8, $"{expiredLeft} of {Entries / 2} expired entries are still in the store after compaction");
+        await host.StopAsync();
+    }
+
+    [Fact]
     public async Task AStoreWrittenByOtherCode_IsRefusedByKey_WithATypedError()
     {
         using var temp = new TempDirectory();
