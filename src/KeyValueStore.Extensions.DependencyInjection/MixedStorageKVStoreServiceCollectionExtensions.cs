@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics.Metrics;
 using System.Linq;
 using KeyValueStore;
 using KeyValueStore.Extensions.DependencyInjection.Hosting;
@@ -21,7 +22,8 @@ namespace Microsoft.Extensions.DependencyInjection;
 /// <see cref="MixedStorageKVStore{TKey, TValue}"/> (keyed, for the keyed overloads), a hosted service that opens and
 /// closes it, and named <see cref="MixedStorageKVStoreOptions"/> validated on start: a host whose options are invalid
 /// fails to start with an <see cref="OptionsValidationException"/> listing every problem. The store logs through the
-/// host's <see cref="ILogger{TCategoryName}"/>. A store resolved where no host runs is opened on first resolution and
+/// host's <see cref="ILogger{TCategoryName}"/>, and its metrics go through the host's <see cref="IMeterFactory"/> when
+/// one is registered. A store resolved where no host runs is opened on first resolution and
 /// closed when the service provider is disposed.
 /// </remarks>
 public static class MixedStorageKVStoreServiceCollectionExtensions
@@ -108,6 +110,9 @@ public static class MixedStorageKVStoreServiceCollectionExtensions
 
         OptionsBuilder<MixedStorageKVStoreOptions> options = services.AddOptions<MixedStorageKVStoreOptions>(optionsName);
         configure(options);
+
+        // The host's meter factory, unless the options name one: the store's metrics then reach the host's pipeline.
+        options.PostConfigure<IServiceProvider>((store, provider) => store.MeterFactory ??= provider.GetService<IMeterFactory>());
         options.ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<MixedStorageKVStoreOptions>, StoreOptionsValidator>());
 

@@ -6,6 +6,9 @@ namespace KeyValueStore;
 /// <summary>What applies to every <see cref="MixedStorageKVStore{TKey, TValue}"/> whatever its types.</summary>
 public static class MixedStorageKVStore
 {
+    /// <summary>The name of the meter every store's instruments are on (docs/observability.md): <c>AddMeter(MixedStorageKVStore.MeterName)</c>.</summary>
+    public const string MeterName = KeyValueStore.Diagnostics.StoreMetrics.MeterName;
+
     /// <summary>
     /// Checks <paramref name="options"/> as opening a store would, without touching the disk: for a host to refuse bad
     /// settings at startup, before any store is opened.

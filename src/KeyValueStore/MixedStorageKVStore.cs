@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Engine;
 using KeyValueStore.Serialization;
 using KeyValueStore.Storage;
@@ -137,17 +138,21 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     public async ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
         RentedBytes keyBytes = _keys.Encode(key);
         RentedBytes valueBytes = default;
         try
         {
             valueBytes = EncodeValue(keyBytes.Length, value);
             await _engine.UpsertAsync(keyBytes.Memory, valueBytes.Memory, cancellationToken).ConfigureAwait(false);
+            outcome = Outcome.Ok;
         }
         finally
         {
             keyBytes.Return();
             valueBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Upsert, outcome, started);
         }
     }
 
@@ -156,15 +161,19 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     public async ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
         RentedBytes keyBytes = _keys.Encode(key);
         try
         {
             (bool found, TValue value) = await _engine.ReadAsync(keyBytes.Memory, _values, cancellationToken).ConfigureAwait(false);
+            outcome = found ? Outcome.Ok : Outcome.NotFound;
             return found ? new ReadResult<TValue>(KeyStatus.Found, value) : default;
         }
         finally
         {
             keyBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Read, outcome, started);
         }
     }
 
@@ -173,14 +182,19 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     public async ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
         RentedBytes keyBytes = _keys.Encode(key);
         try
         {
-            return await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false) ? KeyStatus.Found : KeyStatus.NotFound;
+            bool found = await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false);
+            outcome = found ? Outcome.Ok : Outcome.NotFound;
+            return found ? KeyStatus.Found : KeyStatus.NotFound;
         }
         finally
         {
             keyBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Delete, outcome, started);
         }
     }
 
@@ -189,8 +203,18 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     {
         ArgumentNullException.ThrowIfNull(batch);
         ThrowIfDisposed();
-        using EncodedBatch encoded = EncodeBatch(batch);
-        await _engine.ApplyBatchAsync(encoded.Writes, cancellationToken).ConfigureAwait(false);
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
+        try
+        {
+            using EncodedBatch encoded = EncodeBatch(batch);
+            await _engine.ApplyBatchAsync(encoded.Writes, cancellationToken).ConfigureAwait(false);
+            outcome = Outcome.Ok;
+        }
+        finally
+        {
+            _engine.Metrics.EndOperation(Operation.Batch, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
@@ -198,15 +222,25 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     {
         ArgumentNullException.ThrowIfNull(keys);
         ThrowIfDisposed();
-        using EncodedKeys encoded = EncodeKeys(keys);
-        (bool Found, TValue Value)[] read = await _engine.ReadManyAsync(encoded.Keys, _values, cancellationToken).ConfigureAwait(false);
-        var results = new ReadResult<TValue>[read.Length];
-        for (int i = 0; i < read.Length; i++)
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
+        try
         {
-            results[i] = read[i].Found ? new ReadResult<TValue>(KeyStatus.Found, read[i].Value) : default;
-        }
+            using EncodedKeys encoded = EncodeKeys(keys);
+            (bool Found, TValue Value)[] read = await _engine.ReadManyAsync(encoded.Keys, _values, cancellationToken).ConfigureAwait(false);
+            var results = new ReadResult<TValue>[read.Length];
+            for (int i = 0; i < read.Length; i++)
+            {
+                results[i] = read[i].Found ? new ReadResult<TValue>(KeyStatus.Found, read[i].Value) : default;
+            }
 
-        return results;
+            outcome = Outcome.Ok;
+            return results;
+        }
+        finally
+        {
+            _engine.Metrics.EndOperation(Operation.ReadMany, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
@@ -218,6 +252,8 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         ArgumentNullException.ThrowIfNull(keys);
         ArgumentNullException.ThrowIfNull(update);
         ThrowIfDisposed();
+        long started = _engine.Metrics.StartOperation();
+        string outcome = Outcome.Error;
         using EncodedKeys encoded = EncodeKeys(keys);
         EncodedBatch written = default;
         try
@@ -238,11 +274,21 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
                     return written.Writes;
                 },
                 cancellationToken).ConfigureAwait(false);
+            outcome = Outcome.Ok;
         }
         finally
         {
             written.Dispose();
+            _engine.Metrics.EndOperation(Operation.UpdateMany, outcome, started);
         }
+    }
+
+    /// <summary>Gets the store's state now: whether its disk failed, and its log's, files' and live data's sizes. Cheap: reads counters.</summary>
+    /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
+    public StoreStatus GetStatus()
+    {
+        ThrowIfDisposed();
+        return _engine.Status();
     }
 
     /// <inheritdoc/>

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using MessagePack;
 
 namespace KeyValueStore;
@@ -164,4 +165,9 @@ public sealed class MixedStorageKVStoreOptions
     /// each value records how it was stored, so this can change between opens.
     /// </remarks>
     public int ValueCompressionThresholdBytes { get; set; } = 1024;
+
+    /// <summary>Gets or sets the factory the store's <c>KeyValueStore</c> meter is created from: a host's, so that its metrics pipeline sees it.</summary>
+    /// <value>The default value is <see langword="null"/>: the store creates a meter of its own, which any listener still sees by name.</value>
+    /// <remarks>docs/observability.md lists the instruments. The hosting package sets it to the host's factory.</remarks>
+    public IMeterFactory? MeterFactory { get; set; }
 }

@@ -26,6 +26,7 @@ internal sealed class SessionPool<TSession> : IDisposable
     private readonly ConcurrentDictionary<TSession, bool> _abandoned = new(ReferenceEqualityComparer.Instance);
     private int _abandonedCount;
     private int _created;
+    private long _waits;
     private int _disposed;
 
     public SessionPool(int capacity, Func<TSession> createSession)
@@ -40,6 +41,9 @@ internal sealed class SessionPool<TSession> : IDisposable
 
     /// <summary>Gets how many sessions have been created so far (never more than <see cref="Capacity"/>).</summary>
     public int CreatedCount => Volatile.Read(ref _created);
+
+    /// <summary>Gets how many rentals have had to wait for a session since the pool was created.</summary>
+    public long Waits => Interlocked.Read(ref _waits);
 
     /// <summary>
     /// Waits for a free session. The caller must dispose the returned <see cref="Scope"/>, also when its operation throws.
@@ -75,6 +79,7 @@ internal sealed class SessionPool<TSession> : IDisposable
     private async ValueTask<Scope> RentSlowAsync(ValueTask taken)
     {
         // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).
+        Interlocked.Increment(ref _waits);
         await taken.ConfigureAwait(false);
         return new Scope(this, TakeOrCreate());
     }

@@ -79,6 +79,7 @@ internal sealed partial class FasterRecordStore
         }
         finally
         {
+            Metrics.Dispose();
             _log.Release(_deleteLogOnClose);
         }
     }

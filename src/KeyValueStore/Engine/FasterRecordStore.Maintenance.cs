@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Compaction;
 using KeyValueStore.Concurrency;
+using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 
 namespace KeyValueStore.Engine;
@@ -24,6 +25,33 @@ internal sealed partial class FasterRecordStore
     {
         using OperationGate.Scope admission = _gate.Enter(this);
         await _journal.CheckpointAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The store's state now: its fault, if any, and its log, files, live estimate and back-pressure.</summary>
+    internal StoreStatus Status() => new(
+        _fault.IsFaulted,
+        _fault.IsFaulted ? _fault.ToException().Message : null,
+        FasterKV.Log.TailAddress - FasterKV.Log.BeginAddress,
+        DiskBytes(),
+        Compactor.LiveBytesEstimate,
+        Compactor.Statistics.BackPressure);
+
+    /// <summary>The segment files the log spans, whole: they are preallocated.</summary>
+    private long DiskBytes() =>
+        (((FasterKV.Log.TailAddress - 1) >> _segmentSizeBits) - (FasterKV.Log.BeginAddress >> _segmentSizeBits) + 1) << _segmentSizeBits;
+
+    /// <summary>Lets <see cref="Metrics"/> observe the open store: its log and files, compaction, sessions and durable flushes.</summary>
+    internal void StartMetrics()
+    {
+        Metrics.Observe(new StoreGauges(
+            LogBytes: () => FasterKV.Log.TailAddress - FasterKV.Log.BeginAddress,
+            DiskBytes: DiskBytes,
+            LiveBytes: () => Compactor.LiveBytesEstimate,
+            Compactions: () => Compactor.Statistics.Passes,
+            DiskBytesFreed: () => Compactor.Statistics.DiskBytesFreed,
+            BackPressure: () => Compactor.Statistics.BackPressure,
+            SessionWaits: () => _sessions.Waits,
+            DurableFlushes: () => _journal.DurableFlushes));
     }
 
     /// <summary>Starts the compaction timer when <see cref="StoreSettings.TimeBetweenLogCompactions"/> is set; the store has opened.</summary>

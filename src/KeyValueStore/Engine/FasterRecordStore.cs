@@ -64,8 +64,10 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <param name="settings">The validated settings.</param>
     /// <param name="logger">Receives the store's log events.</param>
     /// <param name="timeProvider">The clock of the compaction timer and the epoch nudger.</param>
-    internal FasterRecordStore(OpenedLog log, KeyStripeLocks keyStripes, WriteBarrier writes, IWriteJournal journal, StoreSettings settings, ILogger logger, TimeProvider timeProvider)
+    /// <param name="metrics">The store's instruments; the engine observes its state through them once open (<see cref="StartMetrics"/>).</param>
+    internal FasterRecordStore(OpenedLog log, KeyStripeLocks keyStripes, WriteBarrier writes, IWriteJournal journal, StoreSettings settings, ILogger logger, TimeProvider timeProvider, StoreMetrics metrics)
     {
+        Metrics = metrics;
         _log = log;
         _logger = logger;
         FasterKV = log.FasterKV;
@@ -103,6 +105,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
     public LogFileLayout? Layout => _log.Layout;
+
+    /// <summary>Gets the store's instruments: the typed store records its operations there.</summary>
+    public StoreMetrics Metrics { get; }
 
     /// <summary>Gets the journal of the store's durability mode; tests and tools read its parts.</summary>
     public IWriteJournal Journal => _journal;

@@ -59,8 +59,9 @@ internal static class StoreOpener
             throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
         }
 
-        FasterRecordStore engine = Assemble(OpenedLog.Supplied(fasterKV), settings, logger, timeProvider ?? TimeProvider.System, (_, _) => new NoJournal(fasterKV));
+        FasterRecordStore engine = Assemble(OpenedLog.Supplied(fasterKV), settings, logger, timeProvider ?? TimeProvider.System, (_, _, _) => new NoJournal(fasterKV));
         engine.StartCompactor(settings);
+        engine.StartMetrics();
         StoreEvents.StoreOpenedOnSuppliedFasterKV(logger);
         return engine;
     }
@@ -87,18 +88,19 @@ internal static class StoreOpener
                     settings,
                     logger,
                     timeProvider,
-                    (stripeCount, writes) => DurableJournal(settings, layout, parts, writes, stripeCount, fault, timeProvider, logger));
+                    (stripeCount, writes, metrics) => DurableJournal(settings, layout, parts, writes, stripeCount, fault, metrics, timeProvider, logger));
             }
             else
             {
                 EnsureNoDurableStoreIn(layout);
                 (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
-                engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock), settings, logger, timeProvider, (_, _) => new NoJournal(fasterKV));
+                engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock), settings, logger, timeProvider, (_, _, _) => new NoJournal(fasterKV));
             }
 
             await engine.Journal.RecoverAsync(engine.ApplyRecoveredAsync).ConfigureAwait(false);
             engine.Journal.Start();
             engine.StartCompactor(settings);
+            engine.StartMetrics();
             StoreEvents.StoreOpened(logger, layout.LogBasePath, settings.PageSizeBytes, 1L << settings.MemorySizeBits, 1L << settings.SegmentSizeBits, settings.DeleteLogOnClose);
             return engine;
         }
@@ -135,32 +137,34 @@ internal static class StoreOpener
         }
     }
 
-    /// <summary>The engine and its journal, sharing the key stripes' count and the write barrier; nothing is started.</summary>
-    private static FasterRecordStore Assemble(OpenedLog log, StoreSettings settings, ILogger logger, TimeProvider timeProvider, Func<int, WriteBarrier, IWriteJournal> newJournal)
+    /// <summary>The engine and its journal, sharing the key stripes' count, the write barrier and the metrics; nothing is started.</summary>
+    private static FasterRecordStore Assemble(OpenedLog log, StoreSettings settings, ILogger logger, TimeProvider timeProvider, Func<int, WriteBarrier, StoreMetrics, IWriteJournal> newJournal)
     {
         var keyStripes = new KeyStripeLocks(log.FasterKV.IndexSize);
         var writes = new WriteBarrier();
-        return new FasterRecordStore(log, keyStripes, writes, newJournal(keyStripes.StripeCount, writes), settings, logger, timeProvider);
+        var metrics = new StoreMetrics(settings.MeterFactory, settings.LogFileNamePrefix);
+        return new FasterRecordStore(log, keyStripes, writes, newJournal(keyStripes.StripeCount, writes, metrics), settings, logger, timeProvider, metrics);
     }
 
     /// <summary>
     /// The journal of a durable mode: checkpoints alone, which hold the store's write barrier while they start, or a
     /// write-ahead log that checkpoints bound, which hold only the journal's applies (<see cref="WriteAheadJournal"/>).
     /// </summary>
-    private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, TimeProvider timeProvider, ILogger logger)
+    private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, StoreMetrics metrics, TimeProvider timeProvider, ILogger logger)
     {
         var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
         if (settings.Durability != DurabilityMode.Commit)
         {
             var checkpoints = new Checkpointer(
-                recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, writeAheadLog: null, loggedWrites: null, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+                recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, writeAheadLog: null, loggedWrites: null, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
             return new CheckpointJournal(checkpoints, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.WriteAheadLogSite, recovered.ReplayFrom, timeProvider, logger);
         }
 
+        recovered.WriteAheadLog!.Metrics = metrics;
         var loggedWrites = new WriteGenerations();
         var applies = new WriteBarrier();
         var checkpointer = new Checkpointer(
-            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, applies, recovered.WriteAheadLog, loggedWrites, fault, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, applies, recovered.WriteAheadLog, loggedWrites, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
         return new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider, loggedWrites, applies);
     }
 

@@ -48,6 +48,9 @@ internal sealed record StoreSettings(
     /// </summary>
     public StoredValueFilter? DropOnCompaction { get; init; }
 
+    /// <summary>The factory of the store's meter, or null for a meter of its own (<see cref="MixedStorageKVStoreOptions.MeterFactory"/>).</summary>
+    public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }
 

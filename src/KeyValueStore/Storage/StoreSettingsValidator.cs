@@ -91,7 +91,10 @@ internal static class StoreSettingsValidator
             durable ? TimeSpan.FromMilliseconds(options.CheckpointIntervalMS) : Timeout.InfiniteTimeSpan,
             options.ValueChecksums,
             options.LogDiskBudgetBytes,
-            writeAheadLogDirectory);
+            writeAheadLogDirectory)
+        {
+            MeterFactory = options.MeterFactory,
+        };
     }
 
     /// <summary>The write-ahead log's own directory as a full path, or null for the store's directory.</summary>

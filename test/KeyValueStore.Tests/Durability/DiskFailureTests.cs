@@ -19,6 +19,40 @@ public class DiskFailureTests
 {
     private static readonly TimeSpan HangLimit = TimeSpan.FromSeconds(30);
 
+    [Fact]
+    public async Task AfterTheSegmentFilesFail_TheStoresStatusSaysItIsFaulted_AndWhatFailed()
+    {
+        using var temp = new TempDirectory();
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Checkpoint)) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        Assert.False(store.Status().IsFaulted);
+        Assert.Null(store.Status().Fault);
+
+        segments!.FailWrites(FaultInjectingDevice.InputOutputError);
+        bool faulted = false;
+        for (int next = 0; next < 20_000 && !faulted; next++)
+        {
+            try
+            {
+                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
+            }
+            catch (StoreFaultedException)
+            {
+                faulted = true;
+            }
+        }
+
+        Assert.True(faulted, "the failing segment files never faulted the store");
+        StoreStatus status = store.Status();
+        Assert.True(status.IsFaulted);
+        Assert.False(string.IsNullOrEmpty(status.Fault));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+    }
+
     [Theory]
     [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.NoSpaceLeft)]
     [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.InputOutputError)]

@@ -56,6 +56,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
     private readonly WriteGenerations? _loggedWrites;
+    private readonly StoreMetrics _metrics;
     private readonly StoreFault _fault;
     private readonly CheckpointTailWatch _tailWatch = new();
     private readonly IndexCheckpoints _indexCheckpoints;
@@ -75,6 +76,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
     /// <param name="loggedWrites">The Commit-mode writes from their append to their apply; null in Checkpoint mode.</param>
     /// <param name="fault">The store's fault: once it is set no checkpoint is started, and one under way is abandoned.</param>
+    /// <param name="metrics">Records each checkpoint's duration.</param>
     /// <param name="directories">Flushes the checkpoint's folders before its record names it, and the record's directory after.</param>
     /// <param name="segmentSizeBits">The size of the store's segment files, to find the sector holding a checkpoint's tail.</param>
     /// <param name="timeProvider">The clock of the periodic checkpoints.</param>
@@ -88,6 +90,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         WriteAheadLog? writeAheadLog,
         WriteGenerations? loggedWrites,
         StoreFault fault,
+        StoreMetrics metrics,
         DirectoryDurability directories,
         int segmentSizeBits,
         TimeProvider timeProvider,
@@ -103,6 +106,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         _writes = writes;
         _writeAheadLog = writeAheadLog;
         _loggedWrites = loggedWrites;
+        _metrics = metrics;
         _timeProvider = timeProvider;
         _logger = logger;
         store.UnsafeRegisterCallback(_tailWatch);
@@ -359,6 +363,8 @@ internal sealed class Checkpointer : IAsyncDisposable
         }
 
         Interlocked.Increment(ref _checkpointCount);
-        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, _timeProvider.GetElapsedTime(started), heldFor);
+        TimeSpan took = _timeProvider.GetElapsedTime(started);
+        _metrics.RecordCheckpoint(took);
+        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, took, heldFor);
     }
 }

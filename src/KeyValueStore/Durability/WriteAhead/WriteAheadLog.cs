@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -72,12 +73,14 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     private long _beginSequence;
     private (long Tail, long BeginAddress, long CommitNum) _lastCommit;
     private long _commitCount;
+    private long _committedSequence;
     private int _disposed;
 
     private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, WalCommitCookie recovered, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
     {
         _recovered = recovered;
         _nextSequence = recovered.NextSequence;
+        _committedSequence = _nextSequence - 1;
         _beginSequence = recovered.BeginSequence;
         _lastCommit = (log.CommittedUntilAddress, log.BeginAddress, 0);
         _fault = fault;
@@ -145,6 +148,9 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     /// <summary>Gets the size of a log segment file, in bits, for a store whose segments are <paramref name="storeSegmentSizeBits"/>.</summary>
     public static int SegmentSizeBitsFor(int storeSegmentSizeBits) => Math.Clamp(storeSegmentSizeBits, PageSizeBits, MaxSegmentSizeBits);
 
+    /// <summary>Gets or sets where the commits are recorded (<see cref="StoreMetrics.RecordCommit"/>); null records none.</summary>
+    public StoreMetrics? Metrics { get; set; }
+
     /// <summary>Starts the group-commit loop that <see cref="WaitForCommitAsync"/> relies on.</summary>
     public void StartGroupCommit() => _groupCommits = RunGroupCommitsAsync(_stopping.Token);
 
@@ -180,11 +186,13 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         await _commitTurn.WaitAsync().ConfigureAwait(false);
         try
         {
-            (long tail, long commitNum, bool started) = StartCommit();
+            long startedAt = Stopwatch.GetTimestamp();
+            (long tail, long commitNum, long entries) = StartCommit();
             await _log.WaitForCommitAsync(tail, commitNum).ConfigureAwait(false);
-            if (started)
+            if (entries >= 0)
             {
                 Interlocked.Increment(ref _commitCount);
+                Metrics?.RecordCommit(Stopwatch.GetElapsedTime(startedAt), entries);
             }
         }
         catch (CommitFailureException e)
@@ -199,16 +207,17 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
 
     /// <summary>
     /// Starts a commit of everything appended so far, with the last sequence number in its cookie, and returns what to wait
-    /// for. When nothing was appended and the begin address has not moved since the last commit started, returns that
-    /// commit instead: with a cookie, FASTER would write and flush a commit record even for nothing.
+    /// for, and how many entries it covers that no commit before it did. When nothing was appended and the begin address
+    /// has not moved since the last commit started, returns that commit instead, with -1 entries: with a cookie, FASTER
+    /// would write and flush a commit record even for nothing.
     /// </summary>
-    private (long Tail, long CommitNum, bool Started) StartCommit()
+    private (long Tail, long CommitNum, long Entries) StartCommit()
     {
         lock (_appendLock)
         {
             if (_log.TailAddress == _lastCommit.Tail && _log.BeginAddress == _lastCommit.BeginAddress)
             {
-                return (_lastCommit.Tail, _lastCommit.CommitNum, false);
+                return (_lastCommit.Tail, _lastCommit.CommitNum, -1);
             }
 
             // Under the lock, so no entry is appended between reading the last sequence number and the commit record.
@@ -220,7 +229,9 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
             }
 
             _lastCommit = (tail, beginAddress, commitNum);
-            return (tail, commitNum, true);
+            long entries = _nextSequence - 1 - _committedSequence;
+            _committedSequence = _nextSequence - 1;
+            return (tail, commitNum, entries);
         }
     }
 

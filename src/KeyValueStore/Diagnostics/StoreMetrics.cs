@@ -1,0 +1,107 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using System.Threading;
+
+namespace KeyValueStore.Diagnostics;
+
+/// <summary>
+/// A store's instruments on the <c>KeyValueStore</c> meter, every one tagged with the store's name (its file prefix):
+/// operations and their durations, recorded as they complete; checkpoints and group commits, recorded by the journal;
+/// and the store's state (sizes, compaction, back-pressure, session waits), observed from it when a listener collects.
+/// docs/observability.md lists each instrument.
+/// </summary>
+/// <remarks>
+/// With no listener, an operation costs one check of <see cref="Instrument.Enabled"/>. The meter comes from the host's
+/// <see cref="IMeterFactory"/> when the options give one (the factory owns it), or is the store's own, disposed when
+/// the store closes. A closed store's observed instruments report nothing: a factory's meter can outlive the store.
+/// </remarks>
+internal sealed class StoreMetrics : IDisposable
+{
+    /// <summary>The meter's name, for a listener or an OpenTelemetry <c>AddMeter</c>.</summary>
+    public const string MeterName = "KeyValueStore";
+
+    private readonly Meter _meter;
+    private readonly bool _ownsMeter;
+    private readonly KeyValuePair<string, object?> _store;
+    private readonly Counter<long> _operations;
+    private readonly Histogram<double> _operationDuration;
+    private readonly Histogram<double> _checkpointDuration;
+    private readonly Histogram<double> _commitDuration;
+    private readonly Histogram<long> _commitWrites;
+    private StoreGauges? _gauges;
+
+    /// <param name="factory">The host's meter factory, or null for a meter of the store's own.</param>
+    /// <param name="storeName">The store's name, which every measurement carries as <c>kvstore.store</c>.</param>
+    public StoreMetrics(IMeterFactory? factory, string storeName)
+    {
+        _store = new KeyValuePair<string, object?>("kvstore.store", storeName);
+        _ownsMeter = factory is null;
+        _meter = factory?.Create(new MeterOptions(MeterName)) ?? new Meter(MeterName);
+        _operations = _meter.CreateCounter<long>("kvstore.operations", "{operation}", "Operations completed, by kind and outcome.");
+        _operationDuration = _meter.CreateHistogram<double>("kvstore.operation.duration", "s", "How long operations took, by kind.");
+        _checkpointDuration = _meter.CreateHistogram<double>("kvstore.checkpoint.duration", "s", "How long checkpoints took, from start to durable.");
+        _commitDuration = _meter.CreateHistogram<double>("kvstore.commit.duration", "s", "How long the write-ahead log's group commits took, from start to durable.");
+        _commitWrites = _meter.CreateHistogram<long>("kvstore.commit.entries", "{entry}", "Write-ahead log entries each commit made durable (a write, or a piece of a batch).");
+
+        _meter.CreateObservableUpDownCounter("kvstore.log.size", () => Observe(g => g.LogBytes()), "By", "Bytes of the hybrid log, from its begin address to its tail.");
+        _meter.CreateObservableUpDownCounter("kvstore.disk.usage", () => Observe(g => g.DiskBytes()), "By", "Bytes of the log's segment files on disk.");
+        _meter.CreateObservableGauge("kvstore.live.size", () => ObserveIfKnown(g => g.LiveBytes()), "By", "The compactor's latest estimate of the live records' bytes.");
+        _meter.CreateObservableCounter("kvstore.compactions", () => Observe(g => g.Compactions()), "{compaction}", "Compaction passes run.");
+        _meter.CreateObservableCounter("kvstore.compaction.reclaimed", () => Observe(g => g.DiskBytesFreed()), "By", "Disk bytes compaction gave back.");
+        _meter.CreateObservableCounter("kvstore.backpressure.duration", () => Observe(g => g.BackPressure().TotalSeconds), "s", "Time compaction held writers back.");
+        _meter.CreateObservableCounter("kvstore.session_pool.waits", () => Observe(g => g.SessionWaits()), "{wait}", "Operations that waited for a free FASTER session.");
+        _meter.CreateObservableCounter("kvstore.durable_flushes", () => ObserveIfKnown(g => g.DurableFlushes()), "{flush}", "Checkpoints and group commits that made writes durable.");
+    }
+
+    /// <summary>Starts timing an operation: its start, or 0 when nobody listens.</summary>
+    public long StartOperation() => _operations.Enabled || _operationDuration.Enabled ? Stopwatch.GetTimestamp() : 0;
+
+    /// <summary>Records an operation that <see cref="StartOperation"/> started at <paramref name="started"/>.</summary>
+    /// <param name="operation">Its kind: upsert, read, delete, batch, read_many, update_many.</param>
+    /// <param name="outcome">ok, not_found or error.</param>
+    /// <param name="started">What <see cref="StartOperation"/> returned; 0 records nothing.</param>
+    public void EndOperation(string operation, string outcome, long started)
+    {
+        if (started == 0)
+        {
+            return;
+        }
+
+        var kind = new KeyValuePair<string, object?>("kvstore.operation", operation);
+        _operations.Add(1, _store, kind, new KeyValuePair<string, object?>("kvstore.outcome", outcome));
+        _operationDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, _store, kind);
+    }
+
+    /// <summary>Records a checkpoint that completed.</summary>
+    public void RecordCheckpoint(TimeSpan duration) => _checkpointDuration.Record(duration.TotalSeconds, _store);
+
+    /// <summary>Records a group commit of the write-ahead log that made <paramref name="writes"/> entries durable.</summary>
+    public void RecordCommit(TimeSpan duration, long writes)
+    {
+        _commitDuration.Record(duration.TotalSeconds, _store);
+        _commitWrites.Record(writes, _store);
+    }
+
+    /// <summary>Starts observing the store's state through <paramref name="gauges"/>, once it is open.</summary>
+    public void Observe(StoreGauges gauges) => Volatile.Write(ref _gauges, gauges);
+
+    /// <summary>Stops observing the store (it closed), and disposes the meter if it is the store's own.</summary>
+    public void Dispose()
+    {
+        Volatile.Write(ref _gauges, null);
+        if (_ownsMeter)
+        {
+            _meter.Dispose();
+        }
+    }
+
+    private IEnumerable<Measurement<T>> Observe<T>(Func<StoreGauges, T> read)
+        where T : struct =>
+        Volatile.Read(ref _gauges) is { } gauges ? [new Measurement<T>(read(gauges), _store)] : [];
+
+    private IEnumerable<Measurement<T>> ObserveIfKnown<T>(Func<StoreGauges, T?> read)
+        where T : struct =>
+        Volatile.Read(ref _gauges) is { } gauges && read(gauges) is { } value ? [new Measurement<T>(value, _store)] : [];
+}
