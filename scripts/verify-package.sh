@@ -9,7 +9,7 @@
 #    the analyzers, SourceLink). Checks the .snupkg
 #    exists and that its PDBs carry a SourceLink map.
 #    Packs src/KeyValueStore.Extensions.DependencyInjection at the same version and checks its files and that it
-#    depends on exactly that version of KeyValueStore.
+#    depends on exactly that version of KeyValueStore; the consumer below uses it too (a distributed cache).
 # 3. Builds and runs test/KeyValueStore.PackageConsumer against that package, by id and version, for each
 #    target framework: it opens a checkpointed store, writes, reads, reopens and reads again.
 #
@@ -37,8 +37,8 @@ version="${version_prefix}-verify.$(date -u +%Y%m%d%H%M%S).$$"
 global_packages="$(dotnet nuget locals global-packages --list | sed -n 's/^global-packages: //p')"
 [[ -n "$global_packages" ]] || fail "could not find NuGet's global packages folder (dotnet nuget locals global-packages --list)"
 cleanup() {
-    rm -rf "$work" "$global_packages/keyvaluestore/$version"
-    rmdir "$global_packages/keyvaluestore" 2>/dev/null || true
+    rm -rf "$work" "$global_packages/keyvaluestore/$version" "$global_packages/keyvaluestore.extensions.dependencyinjection/$version"
+    rmdir "$global_packages/keyvaluestore" "$global_packages/keyvaluestore.extensions.dependencyinjection" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -196,6 +196,9 @@ dotnet build "$consumer/KeyValueStore.PackageConsumer.csproj" -c Release -p:KeyV
 metadata="$global_packages/keyvaluestore/$version/.nupkg.metadata"
 grep -qF "\"source\": \"$feed\"" "$metadata" 2>/dev/null \
     || fail "KeyValueStore $version was not restored from $feed (see $metadata)"
+addon_metadata="$global_packages/keyvaluestore.extensions.dependencyinjection/$version/.nupkg.metadata"
+grep -qF "\"source\": \"$feed\"" "$addon_metadata" 2>/dev/null \
+    || fail "$addon $version was not restored from $feed (see $addon_metadata)"
 
 for tfm in net8.0 net10.0; do
     echo "verify-package: running the package consumer ($tfm)"

@@ -5,6 +5,8 @@ using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 using KeyValueStore;
 using MessagePack;
+using Microsoft.Extensions.Caching.Distributed;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace KeyValueStore.PackageConsumer;
 
@@ -26,8 +28,9 @@ public sealed record Order
 }
 
 /// <summary>
-/// Opens a checkpointed store from the package, writes, reads back, closes, reopens and reads again.
-/// Exits 0 when every read matches what was written, 1 otherwise.
+/// Opens a checkpointed store from the package, writes, reads back, closes, reopens and reads again; then, through
+/// the hosting add-on's package, a distributed cache over a checkpointed store, before and after its container is
+/// disposed. Exits 0 when every read matches what was written, 1 otherwise.
 /// </summary>
 public static class Program
 {
@@ -69,6 +72,8 @@ public static class Program
             {
                 failures += await CheckAsync(reopened, "after reopen");
             }
+
+            failures += await CheckDistributedCacheAsync(Path.Combine(directory, "cache"));
         }
         catch (Exception exception)
         {
@@ -85,6 +90,36 @@ public static class Program
 
         Console.WriteLine(failures == 0 ? "package consumer: all reads match" : $"package consumer: {failures} mismatches");
         return failures == 0 ? 0 : 1;
+    }
+
+    /// <summary>The add-on's persistent IDistributedCache, registered and resolved as a service would, across two containers.</summary>
+    private static async Task<int> CheckDistributedCacheAsync(string directory)
+    {
+        byte[] value = [1, 2, 3];
+        int failures = 0;
+        for (int container = 0; container < 2; container++)
+        {
+            var services = new ServiceCollection();
+            services.AddMixedStorageDistributedCache(options =>
+            {
+                options.LogDirectory = directory;
+                options.Durability = DurabilityMode.Checkpoint;
+                options.DeleteLogOnClose = false;
+            });
+            await using ServiceProvider provider = services.BuildServiceProvider();
+            var cache = provider.GetRequiredService<IDistributedCache>();
+            if (container == 0)
+            {
+                await cache.SetAsync("greeting", value, new DistributedCacheEntryOptions { SlidingExpiration = TimeSpan.FromHours(1) });
+            }
+
+            byte[]? read = await cache.GetAsync("greeting");
+            bool ok = read is not null && read.AsSpan().SequenceEqual(value);
+            Console.WriteLine($"  distributed cache, container {container + 1}: greeting -> {(read is null ? "not found" : string.Join(",", read))} {(ok ? "ok" : "MISMATCH")}");
+            failures += ok ? 0 : 1;
+        }
+
+        return failures;
     }
 
     private static async Task<int> CheckAsync(MixedStorageKVStore<string, Order> store, string stage)

@@ -11,13 +11,14 @@ internal static class CacheHosts
 {
     public static readonly DateTimeOffset Start = new(2026, 11, 26, 12, 0, 0, TimeSpan.Zero);
 
-    public static IHost Build(string directory, FakeTimeProvider time, Action<IServiceCollection>? more = null, bool smallPages = false) =>
+    public static IHost Build(string directory, FakeTimeProvider time, Action<IServiceCollection>? more = null, bool smallPages = false, DurabilityMode durability = DurabilityMode.Checkpoint) =>
         TestHosts.Build(new RecordingLoggerProvider(), services =>
         {
             services.AddSingleton<TimeProvider>(time);
             services.AddMixedStorageDistributedCache(options =>
             {
                 TestHosts.Durable(options, directory);
+                options.Durability = durability;
 
                 // Pages of 2 MB, so that a value of 1 MB fits a record; or 4 KB pages and 64 KB of memory, so that
                 // a few thousand entries reach the part of the log compaction works on.

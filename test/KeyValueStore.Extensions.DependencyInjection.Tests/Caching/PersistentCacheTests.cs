@@ -13,12 +13,14 @@ namespace KeyValueStore.Extensions.DependencyInjection.Tests.Caching;
 /// <summary>What sets the cache apart from <c>MemoryDistributedCache</c>: its entries, and their expiries, outlive the host.</summary>
 public class PersistentCacheTests
 {
-    [Fact]
-    public async Task Entries_AndTheirExpiries_SurviveARestartOfTheHost()
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task Entries_AndTheirExpiries_SurviveARestartOfTheHost(DurabilityMode durability)
     {
         using var temp = new TempDirectory();
         var time = new FakeTimeProvider(CacheHosts.Start);
-        using (IHost host = CacheHosts.Build(temp.Path, time))
+        using (IHost host = CacheHosts.Build(temp.Path, time, durability: durability))
         {
             await host.StartAsync();
             var cache = host.Services.GetRequiredService<IDistributedCache>();
@@ -27,7 +29,7 @@ public class PersistentCacheTests
             await host.StopAsync();
         }
 
-        using IHost restarted = CacheHosts.Build(temp.Path, time);
+        using IHost restarted = CacheHosts.Build(temp.Path, time, durability: durability);
         await restarted.StartAsync();
         var reopened = restarted.Services.GetRequiredService<IDistributedCache>();
         Assert.Equal([1, 2, 3], await reopened.GetAsync("forever"));
