@@ -43,6 +43,9 @@ internal sealed class CompactionPass
     public static readonly TimeSpan BackPressureWatchInterval = TimeSpan.FromMilliseconds(10);
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
+    /// <summary>The most records a slice copies at once (the engine's <c>LiveRecordCopier.Workers</c>).</summary>
+    public const int MaxCopyWorkers = 8;
+
     private readonly CopyLiveRecords _copyLiveRecords;
     private readonly IWriteJournal _journal;
     private readonly WriteBarrier _writes;
@@ -96,7 +99,8 @@ internal sealed class CompactionPass
     /// is past them), and a slice under way runs to its end.
     /// </param>
     /// <exception cref="StoreFaultedException">The disk failed while a slice copied.</exception>
-    public async Task<CompactionResult> RunAsync(long untilAddress, CancellationToken cancellationToken)
+    /// <param name="allCopyWorkers">Whether every slice copies with all its workers (a compaction asked for now), rather than as the log's size warrants.</param>
+    public async Task<CompactionResult> RunAsync(long untilAddress, CancellationToken cancellationToken, bool allCopyWorkers = false)
     {
         long beginBefore = _store.Log.BeginAddress;
         long tailAtStart = _store.Log.TailAddress;
@@ -115,9 +119,11 @@ internal sealed class CompactionPass
 
                 // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log passes
                 // the bound, without waiting for the slice to end.
+                // As many copiers as the log's distance to the back-pressure bound asks for (CopyWorkersFor says why).
+                int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(_store.Log.TailAddress - _store.Log.BeginAddress, MaxCopyWorkers);
                 SliceDone slice = await RunWatchedAsync(
                     backPressure,
-                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld))).ConfigureAwait(false);
+                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld, copyWorkers))).ConfigureAwait(false);
 
                 copied += slice.CopiedBytes;
                 diskBytesFreed += slice.DiskBytesFreed;
@@ -227,9 +233,9 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>
-    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld)
+    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld, int copyWorkers)
     {
-        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld).ConfigureAwait(false);
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld, copyWorkers).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
         return new SliceDone(copied, DiskBytesEmptied(sliceStart, sliceEnd));
     }

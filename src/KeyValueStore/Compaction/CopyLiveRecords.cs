@@ -13,5 +13,9 @@ namespace KeyValueStore.Compaction;
 /// Whether back-pressure holds every writer out while this runs: the engine may then copy the faster way, which is safe
 /// only with no write in flight.
 /// </param>
+/// <param name="copyWorkers">
+/// How many records the engine may copy at once beside the writers (at least 1): a pass with time to spare uses few,
+/// so that its copying leaves the cores to the writers (<see cref="CompactionThresholdPolicy.CopyWorkersFor"/>).
+/// </param>
 /// <exception cref="StoreFaultedException">The store's disk failed while records were copied.</exception>
-internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld);
+internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers);

@@ -221,7 +221,8 @@ internal sealed class LogCompactor : IAsyncDisposable
 
                 // At least to the next page boundary, or rounding down to one could leave nothing to compact.
                 long until = Math.Max(begin + _policy.PassBytes(logBytes, readOnly - begin), (begin | _pageSizeMask) + 1);
-                CompactionResult result = await CompactUntilAsync(Math.Min(until, readOnly), cancellationToken).ConfigureAwait(false);
+                // A pass a writer waits on for room copies at full speed; a pass of the threshold as the log warrants.
+                CompactionResult result = await CompactUntilAsync(Math.Min(until, readOnly), allCopyWorkers: passForRoom, cancellationToken).ConfigureAwait(false);
                 if (!result.Compacted)
                 {
                     break;
@@ -256,7 +257,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         await EnterAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            return await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, cancellationToken).ConfigureAwait(false);
+            return await CompactUntilAsync(_store.Log.SafeReadOnlyAddress, allCopyWorkers: true, cancellationToken).ConfigureAwait(false);
         }
         finally
         {
@@ -351,7 +352,7 @@ internal sealed class LogCompactor : IAsyncDisposable
     }
 
     /// <summary>Runs one pass up to <paramref name="requestedUntilAddress"/> through the journal, and lets the policy learn from it.</summary>
-    private async Task<CompactionResult> CompactUntilAsync(long requestedUntilAddress, CancellationToken cancellationToken)
+    private async Task<CompactionResult> CompactUntilAsync(long requestedUntilAddress, bool allCopyWorkers, CancellationToken cancellationToken)
     {
         // The begin address must fall between records, and only a page boundary is sure to (records never cross one).
         // FASTER 2.6.5's own compaction, used before, also misread a record crossing its until address.
@@ -367,7 +368,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         _fault.ThrowIfFaulted();
         try
         {
-            return await PassUntilAsync(untilAddress, cancellationToken).ConfigureAwait(false);
+            return await PassUntilAsync(untilAddress, allCopyWorkers, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
         {
@@ -378,13 +379,13 @@ internal sealed class LogCompactor : IAsyncDisposable
         }
     }
 
-    private async Task<CompactionResult> PassUntilAsync(long untilAddress, CancellationToken cancellationToken)
+    private async Task<CompactionResult> PassUntilAsync(long untilAddress, bool allCopyWorkers, CancellationToken cancellationToken)
     {
         using BackgroundWork.Running running = Passes.Begin();
         long started = _timeProvider.GetTimestamp();
         bool wholeReadOnlyRegion = untilAddress >= (_store.Log.SafeReadOnlyAddress & ~_pageSizeMask);
         TimeSpan backPressureBefore = Statistics.BackPressure;
-        CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken).ConfigureAwait(false);
+        CompactionResult result = await _pass.RunAsync(untilAddress, cancellationToken, allCopyWorkers).ConfigureAwait(false);
         Volatile.Write(ref _tailAfterLastPass, _store.Log.TailAddress);
         bool wasExhausted = _budget.IsExhausted;
         _budget.RecordPassLeft(result.CopiedBytes + result.UncompactedBytes, wholeReadOnlyRegion);

@@ -35,14 +35,14 @@ namespace KeyValueStore.Engine;
 /// newer record had superseded it.
 /// </para>
 /// <para>
-/// Records are copied by <see cref="Workers"/> sessions at once: a record on disk costs a read, and the reads of one
+/// Records are copied by up to <see cref="Workers"/> sessions at once, as many as the slice asks for: a record on disk costs a read, and the reads of one
 /// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages.
 /// </para>
 /// </remarks>
 internal sealed class LiveRecordCopier
 {
-    /// <summary>How many records are copied at once, each in its own session.</summary>
-    public const int Workers = 8;
+    /// <summary>The most records copied at once, each in its own session; a slice may ask for fewer.</summary>
+    public const int Workers = Compaction.CompactionPass.MaxCopyWorkers;
 
     /// <summary>How many bytes of keys and values one scanned batch gathers.</summary>
     private const int BatchBytes = 1 << 20;
@@ -83,10 +83,10 @@ internal sealed class LiveRecordCopier
     }
 
     /// <inheritdoc cref="CopyLiveRecords"/>
-    public async Task<long> CopyAsync(long fromAddress, long untilAddress)
+    public async Task<long> CopyAsync(long fromAddress, long untilAddress, int copyWorkers = Workers)
     {
         _fault.ThrowIfFaulted();
-        var sessions = new StoreSession[Workers];
+        var sessions = new StoreSession[Math.Clamp(copyWorkers, 1, Workers)];
         for (int i = 0; i < sessions.Length; i++)
         {
             sessions[i] = _newSession();

@@ -31,6 +31,21 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void ASlicesCopyWorkers_RiseFromOneAtTheThreshold_ToAllHalfwayToTheBackPressureBound()
+    {
+        // A threshold of 800 and a bound of 1,000.
+        var policy = new CompactionThresholdPolicy(800);
+
+        Assert.Equal(1, policy.CopyWorkersFor(700, 8));
+        Assert.Equal(1, policy.CopyWorkersFor(800, 8));
+        Assert.Equal(2, policy.CopyWorkersFor(810, 8));
+        Assert.Equal(5, policy.CopyWorkersFor(850, 8));
+        Assert.Equal(8, policy.CopyWorkersFor(900, 8));
+        Assert.Equal(8, policy.CopyWorkersFor(5_000, 8));
+        Assert.Equal(1, policy.CopyWorkersFor(5_000, 1));
+    }
+
+    [Fact]
     public void WritersAreHeld_FromAQuarterAgainTheThreshold()
     {
         // Two and a half times the live data: at half again (three times), the files of a Checkpoint-mode store sat at

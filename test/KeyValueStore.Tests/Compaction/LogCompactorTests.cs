@@ -478,7 +478,7 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 if (Interlocked.Increment(ref slices) == 1)
                 {
@@ -488,7 +488,7 @@ public class LogCompactorTests
                     closedDuringTheFirstSlice = await PushTheLogOverTheBoundAsync(store, policy);
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             });
 
         await compactor.CompactNowAsync();
@@ -536,6 +536,41 @@ public class LogCompactorTests
     }
 
     /// <summary>Cancelling a compaction stops it at the next slice; what it did stays done and nothing is lost.</summary>
+    /// <summary>
+    /// A scheduled pass of a log just over its threshold copies with one worker, leaving the cores to the writers; a
+    /// compaction asked for now copies with all of them. Both keep every key.
+    /// </summary>
+    [Fact]
+    public async Task APassJustOverTheThreshold_CopiesWithOneWorker_AndACompactionAskedForNow_WithAll()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Keys = 20_000;
+        await WritePatternedKeysAsync(store, Keys);
+        long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+        var workersAsked = new System.Collections.Concurrent.ConcurrentQueue<int>();
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(logBytes),
+            new RecordingLogger(),
+            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            {
+                workersAsked.Enqueue(copyWorkers);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+            });
+
+        await compactor.RunScheduledStepAsync();
+        Assert.NotEmpty(workersAsked);
+        Assert.Equal(1, workersAsked.First());
+
+        await WritePatternedKeysAsync(store, Keys);
+        workersAsked.Clear();
+        await compactor.CompactNowAsync();
+        Assert.NotEmpty(workersAsked);
+        Assert.All(workersAsked, workers => Assert.Equal(CompactionPass.MaxCopyWorkers, workers));
+        await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
     [Fact]
     public async Task ACompactionCancelledDuringItsFirstSlice_StopsBeforeTheNext_AndLosesNothing()
     {
@@ -551,11 +586,11 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld) =>
+            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 Interlocked.Increment(ref slices);
                 cancellation.Cancel();
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             });
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => compactor.CompactNowAsync(cancellation.Token));
@@ -586,9 +621,9 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld) => fail
+            (fromAddress, untilAddress, writersHeld, copyWorkers) => fail
                 ? throw (nullReference ? new NullReferenceException("in TryCopyToTail") : new FASTER.core.FasterException("Entry does not fit on page"))
-                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld));
+                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers));
 
         var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
 
@@ -621,14 +656,14 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 if (fromAddress > firstBegin)
                 {
                     segmentsLeftBelowTheSlice.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             });
 
         await compactor.CompactNowAsync();
@@ -660,7 +695,7 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
                 if (previousFrom > firstBegin)
@@ -669,7 +704,7 @@ public class LogCompactorTests
                 }
 
                 previousFrom = fromAddress;
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             },
             store.Journal);
 
@@ -893,7 +928,7 @@ public class LogCompactorTests
             store,
             policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
             logger,
-            async (fromAddress, untilAddress, writersHeld) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 if (write is null)
                 {
@@ -906,7 +941,7 @@ public class LogCompactorTests
                 }
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             });
 
         CompactionResult result = await compactor.CompactNowAsync();
@@ -937,14 +972,14 @@ public class LogCompactorTests
         int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            (fromAddress, untilAddress, writersHeld) =>
+            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
             {
                 if (Interlocked.Increment(ref compactions) == 1)
                 {
                     throw new IOException("injected compaction failure");
                 }
 
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
             },
             store.LiveBytes.EstimateAsync,
             new NoJournal(store.FasterKV),
