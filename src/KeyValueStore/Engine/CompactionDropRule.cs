@@ -12,7 +12,8 @@ namespace KeyValueStore.Engine;
 /// <remarks>
 /// Dropping is always safe against writers: it is exactly what compaction does to a record a newer one superseded,
 /// and a write of the key after the check lands at the tail either way. A record is never dropped when its seal does
-/// not match (reads must report the damage, not lose it) or when the filter throws (a value it cannot read is kept).
+/// not match (reads must report the damage, not lose it) or when the filter throws anything at all (a value it cannot
+/// judge is kept, and the pass goes on).
 /// </remarks>
 internal sealed class CompactionDropRule
 {
@@ -51,8 +52,10 @@ internal sealed class CompactionDropRule
         {
             return _filter(value);
         }
-        catch (Exception e) when (e is KeyValueStoreException or FormatException or InvalidOperationException or ArgumentException)
+        catch (Exception)
         {
+            // The filter is the caller's code: whatever it throws, keeping the value is safe, while letting it out
+            // would fail every pass and leave the log to grow.
             return false;
         }
     }

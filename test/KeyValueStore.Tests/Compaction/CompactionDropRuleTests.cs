@@ -93,6 +93,38 @@ public class CompactionDropRuleTests
         Assert.True(dropped > Keys / 4, $"only {dropped} of the values the filter names were dropped");
     }
 
+    /// <summary>
+    /// The filter is the caller's code: whatever it throws, the value it threw on is kept and compaction goes on. A
+    /// filter that threw anything but the few exception types once caught failed every pass, and the log grew unbounded.
+    /// </summary>
+    [Fact]
+    public async Task AFilterThatThrows_KeepsTheValueItThrewOn_AndTheCompactionCompletes()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        await using var store = await MixedStorageKVStore<int, int>.OpenAsync(
+            options,
+            dropOnCompaction: value => value % 3 == 0 ? throw new NullReferenceException("the filter's own bug") : value < 0);
+        for (int key = 0; key < Keys; key++)
+        {
+            await store.UpsertAsync(key, key % 2 == 0 ? -key - 1 : key);
+        }
+
+        CompactionSummary summary = await store.CompactAsync();
+
+        Assert.True(summary.Compacted);
+        int dropped = 0;
+        for (int key = 0; key < Keys; key++)
+        {
+            int stored = key % 2 == 0 ? -key - 1 : key;
+            ReadResult<int> read = await store.ReadAsync(key);
+            Assert.True(read.Found || (stored < 0 && stored % 3 != 0), $"key {key} ({stored}), which the filter keeps or throws on, was lost");
+            dropped += read.Found ? 0 : 1;
+        }
+
+        Assert.True(dropped > Keys / 8, $"only {dropped} values were dropped");
+    }
+
     private static byte[] Key(int key) => BitConverter.GetBytes(key);
 
     private static byte[] Value(char state, int key) => System.Text.Encoding.ASCII.GetBytes($"{state}-{key:D8}-payload-payload-payload");
