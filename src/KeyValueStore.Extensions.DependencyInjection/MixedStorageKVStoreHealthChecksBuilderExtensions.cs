@@ -29,15 +29,19 @@ public static class MixedStorageKVStoreHealthChecksBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(builder);
         StoreHealthBounds limits = bounds ?? new StoreHealthBounds();
+        string checkName = name ?? (serviceKey is null ? "kvstore" : "kvstore-" + serviceKey);
+
+        // One check for the registration's whole life, built from the root provider: the framework asks the factory
+        // below at every run, and the back-pressure rule compares each run with the one before.
+        builder.Services.AddKeyedSingleton(checkName, (provider, _) => new StoreHealthCheck(
+            () => (serviceKey is null
+                ? provider.GetRequiredService<MixedStorageKVStore<TKey, TValue>>()
+                : provider.GetRequiredKeyedService<MixedStorageKVStore<TKey, TValue>>(serviceKey)).GetStatus(),
+            limits,
+            provider.GetService<TimeProvider>() ?? TimeProvider.System));
         return builder.Add(new HealthCheckRegistration(
-            name ?? (serviceKey is null ? "kvstore" : "kvstore-" + serviceKey),
-            provider =>
-            {
-                MixedStorageKVStore<TKey, TValue> store = serviceKey is null
-                    ? provider.GetRequiredService<MixedStorageKVStore<TKey, TValue>>()
-                    : provider.GetRequiredKeyedService<MixedStorageKVStore<TKey, TValue>>(serviceKey);
-                return new StoreHealthCheck(store.GetStatus, limits, provider.GetService<TimeProvider>() ?? TimeProvider.System);
-            },
+            checkName,
+            provider => provider.GetRequiredKeyedService<StoreHealthCheck>(checkName),
             HealthStatus.Unhealthy,
             tags));
     }

@@ -78,6 +78,30 @@ public class StoreHealthCheckTests
         Assert.Equal(HealthStatus.Unhealthy, closed.Entries["kvstore-orders"].Status);
     }
 
+    /// <summary>
+    /// The framework asks a registration's factory for its check at every run: a check made anew each time forgot the
+    /// previous run's back-pressure, and the back-pressure rule never judged anything in a host.
+    /// </summary>
+    [Fact]
+    public async Task ARegisteredCheck_IsOneInstanceAcrossRuns_SoTheBackPressureShareHasAPreviousRunToCompareWith()
+    {
+        using var temp = new TempDirectory();
+        using IHost host = TestHosts.Build(new RecordingLoggerProvider(), services =>
+        {
+            services.AddMixedStorageKVStore<string, int>(options => TestHosts.Durable(options, temp.Path));
+            services.AddHealthChecks().AddMixedStorageKVStore<string, int>();
+        });
+        await host.StartAsync();
+        HealthCheckRegistration registration = Assert.Single(host.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<HealthCheckServiceOptions>>().Value.Registrations);
+
+        Assert.Same(registration.Factory(host.Services), registration.Factory(host.Services));
+        var health = host.Services.GetRequiredService<HealthCheckService>();
+        await health.CheckHealthAsync();
+        HealthReport second = await health.CheckHealthAsync();
+        Assert.True(second.Entries["kvstore"].Data.ContainsKey("backPressureShare"), "the second run had no share of back-pressure since the first");
+        await host.StopAsync();
+    }
+
     private static Task<HealthCheckResult> CheckAsync(StoreStatus status)
     {
         var check = new StoreHealthCheck(() => status, new StoreHealthBounds(), new FakeTimeProvider());
