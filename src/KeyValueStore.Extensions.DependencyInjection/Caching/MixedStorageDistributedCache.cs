@@ -13,7 +13,7 @@ namespace KeyValueStore.Extensions.DependencyInjection.Caching;
 /// <remarks>
 /// A read of a sliding entry moves its expiry forward, and a read that finds an expired entry deletes it; both as one
 /// atomic read-and-write of the key (<see cref="IMixedStorageKVStore{TKey, TValue}.UpdateManyAsync"/>), so neither
-/// can overwrite or delete a value another caller set meanwhile. The synchronous members block on the asynchronous
+/// can overwrite or delete a value another caller set meanwhile, and the value returned is the one that step found. The synchronous members block on the asynchronous
 /// ones, as the interface's other implementations do.
 /// </remarks>
 internal sealed class MixedStorageDistributedCache : IDistributedCache
@@ -40,20 +40,14 @@ internal sealed class MixedStorageDistributedCache : IDistributedCache
             return null;
         }
 
-        long now = Now();
         CacheEntry entry = CacheEntry.Read(key, read.Value!);
-        if (entry.HasExpiredAt(now))
+        if (!entry.HasExpiredAt(Now()) && !entry.Slides)
         {
-            await DeleteIfExpiredAsync(key, token).ConfigureAwait(false);
-            return null;
+            return CacheEntry.ValueOf(read.Value!);
         }
 
-        if (entry.Slides)
-        {
-            await SlideAsync(key, now, token).ConfigureAwait(false);
-        }
-
-        return CacheEntry.ValueOf(read.Value!);
+        // Expired (deleted now) or sliding (its expiry moved): one atomic step on the entry as it is then.
+        return await SettleAsync(key, returnValue: true, token).ConfigureAwait(false);
     }
 
     public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => SetAsync(key, value, options).GetAwaiter().GetResult();
@@ -73,7 +67,7 @@ internal sealed class MixedStorageDistributedCache : IDistributedCache
     public async Task RefreshAsync(string key, CancellationToken token = default)
     {
         ArgumentNullException.ThrowIfNull(key);
-        await SlideAsync(key, Now(), token).ConfigureAwait(false);
+        await SettleAsync(key, returnValue: false, token).ConfigureAwait(false);
     }
 
     public void Remove(string key) => RemoveAsync(key).GetAwaiter().GetResult();
@@ -125,9 +119,15 @@ internal sealed class MixedStorageDistributedCache : IDistributedCache
         return Math.Max(1, (long)sliding.TotalMilliseconds);
     }
 
-    /// <summary>Moves a sliding entry's expiry forward from <paramref name="now"/>, unless it has expired or is gone; deletes it if it has expired.</summary>
-    private ValueTask SlideAsync(string key, long now, CancellationToken token) =>
-        _store.UpdateManyAsync(
+    /// <summary>
+    /// In one atomic read-and-write of <paramref name="key"/>, as its entry is then: deletes it if it has expired, moves
+    /// its expiry forward if it slides. Returns the value of an entry still live, when asked; otherwise null.
+    /// </summary>
+    private async Task<byte[]?> SettleAsync(string key, bool returnValue, CancellationToken token)
+    {
+        long now = Now();
+        byte[]? live = null;
+        await _store.UpdateManyAsync(
             [key],
             (current, writes) =>
             {
@@ -141,29 +141,19 @@ internal sealed class MixedStorageDistributedCache : IDistributedCache
                 if (entry.HasExpiredAt(now))
                 {
                     writes.Delete(key);
+                    return;
                 }
-                else if (entry.Slides)
+
+                if (entry.Slides)
                 {
                     entry.ReadAt(now).Restamp(stored);
                     writes.Upsert(key, stored);
                 }
-            },
-            token);
 
-    /// <summary>Deletes the entry under <paramref name="key"/> if the one there now has expired (a value set meanwhile stays).</summary>
-    private ValueTask DeleteIfExpiredAsync(string key, CancellationToken token)
-    {
-        long now = Now();
-        return _store.UpdateManyAsync(
-            [key],
-            (current, writes) =>
-            {
-                if (current[0].Found && CacheEntry.Read(key, current[0].Value!).HasExpiredAt(now))
-                {
-                    writes.Delete(key);
-                }
+                live = stored;
             },
-            token);
+            token).ConfigureAwait(false);
+        return returnValue && live is not null ? CacheEntry.ValueOf(live) : null;
     }
 
     private long Now() => _time.GetUtcNow().ToUnixTimeMilliseconds();
