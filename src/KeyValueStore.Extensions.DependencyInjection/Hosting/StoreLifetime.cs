@@ -27,7 +27,7 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
     private readonly ILogger<MixedStorageKVStore<TKey, TValue>>? _logger;
     private readonly Func<TValue, bool>? _dropOnCompaction;
     private Task<MixedStorageKVStore<TKey, TValue>>? _opening;
-    private int _disposed;
+    private bool _disposed;
 
     /// <param name="name">The name of the store's options.</param>
     /// <param name="options">The registered options, by name.</param>
@@ -49,6 +49,11 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
     public Task StartAsync(CancellationToken cancellationToken) => OpenOnce().WaitAsync(cancellationToken);
 
     /// <summary>Closes the store as the host stops: in a durable mode, everything written is checkpointed.</summary>
+    /// <remarks>
+    /// Waits for the close whatever <paramref name="cancellationToken"/> says: a host that stopped waiting at its
+    /// shutdown timeout would let the process end in the middle of the last checkpoint, and in Checkpoint mode lose the
+    /// writes since the one before. A close does not hang on a failed disk (the store's fault ends its waits).
+    /// </remarks>
     public Task StopAsync(CancellationToken cancellationToken) => DisposeAsync().AsTask();
 
     /// <summary>Closes the store, if it was opened. Idempotent.</summary>
@@ -57,11 +62,12 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
         Task<MixedStorageKVStore<TKey, TValue>>? opening;
         lock (_openLock)
         {
-            if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            if (_disposed)
             {
                 return;
             }
 
+            _disposed = true;
             opening = _opening;
         }
 
@@ -90,7 +96,7 @@ internal sealed class StoreLifetime<TKey, TValue> : IHostedService, IAsyncDispos
     {
         lock (_openLock)
         {
-            ObjectDisposedException.ThrowIf(_disposed != 0, this);
+            ObjectDisposedException.ThrowIf(_disposed, this);
             return _opening ??= OpenAsync();
         }
     }

@@ -10,11 +10,3 @@ internal static class Operation
     public const string ReadMany = "read_many";
     public const string UpdateMany = "update_many";
 }
-
-/// <summary>The values of the <c>kvstore.outcome</c> tag (<see cref="StoreMetrics"/>).</summary>
-internal static class Outcome
-{
-    public const string Ok = "ok";
-    public const string NotFound = "not_found";
-    public const string Error = "error";
-}
