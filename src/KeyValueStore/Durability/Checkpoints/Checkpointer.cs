@@ -293,7 +293,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         if (writeAheadLog is not null)
         {
             // Writers go on: only the writes that began before the tail was taken are waited for (see the remarks).
-            walPosition = writeAheadLog.Tail;
+            walPosition = writeAheadLog.ReplayStart;
             await _loggedWrites!.WaitForEarlierAsync().ConfigureAwait(false);
             _fault.ThrowIfFaulted();
             await writeAheadLog.CommitAsync().ConfigureAwait(false);

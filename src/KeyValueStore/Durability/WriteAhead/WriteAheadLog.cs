@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Runtime.CompilerServices;
@@ -68,6 +69,9 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     private readonly StoreFault _fault;
     private readonly WalCommitCookie _recovered;
     private readonly object _appendLock = new();
+
+    /// <summary>The transactions split in pieces whose first piece is appended and last is not yet, by the first piece's address.</summary>
+    private readonly SortedList<long, WalPosition> _openTransactions = [];
     private readonly SemaphoreSlim _commitTurn = new(1, 1);
     private long _nextSequence;
     private long _beginSequence;
@@ -110,6 +114,23 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
             lock (_appendLock)
             {
                 return new WalPosition(_log.TailAddress, _nextSequence);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Gets where replay would start for a checkpoint taken now: the log's tail, or the first piece of the earliest
+    /// transaction still being appended in pieces. A transaction's pieces are appended one by one, others' entries
+    /// between them, so the tail can fall inside one; replay must never start there (it would find pieces without
+    /// their first and refuse the log). Replaying the whole transaction over a checkpoint that holds it changes nothing.
+    /// </summary>
+    public WalPosition ReplayStart
+    {
+        get
+        {
+            lock (_appendLock)
+            {
+                return _openTransactions.Count > 0 ? _openTransactions.Values[0] : new WalPosition(_log.TailAddress, _nextSequence);
             }
         }
     }

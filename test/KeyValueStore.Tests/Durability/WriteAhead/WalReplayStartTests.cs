@@ -1,0 +1,78 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Durability;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore.Tests.Durability;
+
+/// <summary>
+/// Where a Commit-mode checkpoint's replay starts (<see cref="WriteAheadLog.ReplayStart"/>) is always a place replay
+/// can start from. A transaction over 64 KB is appended piece by piece, waiting between pieces when the log's memory is
+/// full; the checkpoint once took the log's tail, and a tail between two pieces made the log unreadable after a crash
+/// ("continues a transaction which has no first piece": the power-cut crash test caught it).
+/// </summary>
+public class WalReplayStartTests
+{
+    [Fact]
+    public async Task EveryReplayStart_SeenWhileTransactionsAreAppendedInPieces_ReplaysWithoutAnError()
+    {
+        using var temp = new TempDirectory();
+        var fault = new StoreFault();
+        WriteAheadLog log = WriteAheadLog.Open(temp.Path, WriteAheadLog.SegmentSizeBitsFor(24), fault, NullLogger.Instance);
+        await using var closing = log;
+        log.StartGroupCommit();
+
+        // Sixty transactions of 200 KB, four pieces each: 12 MB, more than the log's 8 MB of memory, so pieces also
+        // wait for flushes on the way.
+        byte[] value = new byte[50_000];
+        var seen = new ConcurrentDictionary<WalPosition, bool>();
+        using var appending = new CancellationTokenSource();
+        Task watcher = Task.Run(() =>
+        {
+            while (!appending.IsCancellationRequested)
+            {
+                seen.TryAdd(log.ReplayStart, true);
+
+                // Gives the core back between looks: tests run in parallel on machines of two cores.
+                Thread.Yield();
+            }
+        });
+
+        try
+        {
+            for (int transaction = 0; transaction < 60; transaction++)
+            {
+                var writes = Enumerable.Range(0, 4).Select(i => new BatchWrite(BitConverter.GetBytes((transaction * 4) + i), value, IsDelete: false)).ToList();
+                await log.AppendAsync(writes);
+            }
+        }
+        finally
+        {
+            await appending.CancelAsync();
+            await watcher;
+        }
+
+        await log.CommitAsync();
+        Assert.True(seen.Count >= 10, $"only {seen.Count} positions were seen");
+        var unreadable = new List<string>();
+        foreach (WalPosition start in seen.Keys.OrderBy(position => position.Address))
+        {
+            try
+            {
+                await log.VerifyAsync(start);
+            }
+            catch (StoreFileCorruptedException e)
+            {
+                unreadable.Add($"{start}: {e.Message}");
+            }
+        }
+
+        Assert.True(unreadable.Count == 0, $"{unreadable.Count} of {seen.Count} replay starts cannot be replayed from:\n" + string.Join("\n", unreadable.Take(3)));
+    }
+}
