@@ -10,7 +10,7 @@ namespace KeyValueStore.Concurrency;
 /// </summary>
 /// <remarks>
 /// A Commit-mode write enters before it appends to the write-ahead log and exits once it has been applied, so a
-/// checkpoint that read the log's tail and then waited here knows every entry before that tail is in the store: each
+/// checkpoint that read the log's replay start and then waited here knows every entry before that tail is in the store: each
 /// such entry was appended after its writer entered, and so before the wait began.
 /// <para>
 /// A writer counts itself into the current generation, then checks that the generation is still current, and counts

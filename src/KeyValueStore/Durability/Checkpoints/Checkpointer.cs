@@ -25,7 +25,8 @@ namespace KeyValueStore.Durability;
 /// mode the barrier is the store's own, which every write passes from admission to its end, so the checkpoint holds every
 /// write admitted before it and none after, and each batch whole or not at all. In Commit mode it is the journal's
 /// <see cref="WriteAheadJournal.Applies"/>, which writes pass only around their apply, after their commit: the checkpoint
-/// first takes the write-ahead log's tail, the position it records (<see cref="WalPosition"/>), and waits for the
+/// first takes the position it records (<see cref="WalPosition"/>): the write-ahead log's tail, or the first piece of a
+/// transaction still being appended in pieces (<see cref="WriteAheadLog.ReplayStart"/>); then it waits for the
 /// writes that began before it (<see cref="WriteGenerations"/>), so every entry before that position is in the store,
 /// without holding back the writes that append, commit and apply meanwhile. Replay from the position writes those again
 /// over the checkpoint, in the log's order, to the same end (<see cref="WriteAheadJournal"/>).

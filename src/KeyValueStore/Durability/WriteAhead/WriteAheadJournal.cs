@@ -22,7 +22,7 @@ namespace KeyValueStore.Durability;
 /// end, because recovery would replay it anyway.
 /// <para>
 /// Checkpoints never wait for a group commit with writers held. A write counts itself in <see cref="LoggedWrites"/>
-/// before it appends and out once applied, so a checkpoint that took the log's tail can wait for the writes before it
+/// before it appends and out once applied, so a checkpoint that took its replay start (the log's tail, <see cref="WriteAheadLog.ReplayStart"/>) can wait for the writes before it
 /// while later ones append, commit and apply. Those later writes may land in the checkpoint as well; replay from the
 /// tail it recorded writes them again in the log's order, which each key's stripe also applied them in, and ends where
 /// they ended. Writers are held only around the apply (<see cref="Applies"/>), while FASTER fixes the checkpoint's tail
