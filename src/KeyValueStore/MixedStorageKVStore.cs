@@ -355,7 +355,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
 
     private EncodedBatch EncodeBatch(WriteBatch<TKey, TValue> batch)
     {
-        IReadOnlyList<WriteBatch<TKey, TValue>.Write> writes = batch.Writes;
+        IReadOnlyList<BatchedWrite<TKey, TValue>> writes = batch.Writes;
         var encoded = new EncodedBatch(writes.Count);
         try
         {

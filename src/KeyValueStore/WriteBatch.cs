@@ -18,7 +18,7 @@ public sealed class WriteBatch<TKey, TValue>
     /// <summary>The most writes one batch may hold.</summary>
     public const int MaxWrites = BatchTooLargeException.MaxWrites;
 
-    private readonly List<Write> _writes = [];
+    private readonly List<BatchedWrite<TKey, TValue>> _writes = [];
 
     /// <summary>Gets the number of writes in the batch.</summary>
     public int Count => _writes.Count;
@@ -27,20 +27,21 @@ public sealed class WriteBatch<TKey, TValue>
     /// <returns>This batch, to chain calls.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="BatchTooLargeException">The batch already holds <see cref="MaxWrites"/> writes.</exception>
-    public WriteBatch<TKey, TValue> Upsert(TKey key, TValue value) => Add(new Write(key, value, IsDelete: false));
+    public WriteBatch<TKey, TValue> Upsert(TKey key, TValue value) => Add(new BatchedWrite<TKey, TValue>(key, value, IsDelete: false));
 
     /// <summary>Adds a delete of <paramref name="key"/>.</summary>
     /// <returns>This batch, to chain calls.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="BatchTooLargeException">The batch already holds <see cref="MaxWrites"/> writes.</exception>
-    public WriteBatch<TKey, TValue> Delete(TKey key) => Add(new Write(key, default, IsDelete: true));
+    public WriteBatch<TKey, TValue> Delete(TKey key) => Add(new BatchedWrite<TKey, TValue>(key, default, IsDelete: true));
 
     /// <summary>Removes every write, so the batch can be filled again.</summary>
     public void Clear() => _writes.Clear();
 
-    internal IReadOnlyList<Write> Writes => _writes;
+    /// <summary>Gets the writes in the order they were added: for a store implementing <see cref="IMixedStorageKVStore{TKey, TValue}"/> over another engine.</summary>
+    public IReadOnlyList<BatchedWrite<TKey, TValue>> Writes => _writes;
 
-    private WriteBatch<TKey, TValue> Add(Write write)
+    private WriteBatch<TKey, TValue> Add(BatchedWrite<TKey, TValue> write)
     {
         if (write.Key is null)
         {
@@ -55,6 +56,4 @@ public sealed class WriteBatch<TKey, TValue>
         _writes.Add(write);
         return this;
     }
-
-    internal readonly record struct Write(TKey Key, TValue? Value, bool IsDelete);
 }

@@ -10,7 +10,9 @@ namespace KeyValueStore;
 /// <remarks>Thrown before anything is created on disk.</remarks>
 public sealed class InvalidStoreOptionsException : KeyValueStoreException
 {
-    internal InvalidStoreOptionsException(IReadOnlyList<string> problems)
+    /// <summary>Creates the exception for a store of any kind (a store over a server checks its own options).</summary>
+    /// <param name="problems">One sentence per invalid option: the option, its value, and what to change.</param>
+    public InvalidStoreOptionsException(IReadOnlyList<string> problems)
         : base(FormatMessage(problems))
     {
         Problems = problems;

@@ -47,7 +47,7 @@ public class KeyEncoderTests
         Assert.Equal("System.Int32", TypeNames.Of(typeof(int)));
         Assert.Equal("System.Byte[]", TypeNames.Of(typeof(byte[])));
         Assert.Equal("System.Int32[,]", TypeNames.Of(typeof(int[,])));
-        Assert.Equal("System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<KeyValueStore.Tests.TypedStore.Customer>>", TypeNames.Of(typeof(Dictionary<string, List<Customer>>)));
+        Assert.Equal("System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<KeyValueStore.Conformance.Customer>>", TypeNames.Of(typeof(Dictionary<string, List<Customer>>)));
         Assert.Equal("System.Nullable<System.Int64>", TypeNames.Of(typeof(long?)));
     }
 

@@ -47,38 +47,6 @@ public class BadInputTests
     }
 
     [Fact]
-    public async Task AnInstanceMessagePackCannotSerialize_IsRefusedByName_AndNothingStoredIsLost()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<int, object>(TypedStores.InMemory(temp.Path));
-        await store.UpsertAsync(1, "kept");
-
-        var error = await Assert.ThrowsAsync<SerializationFailedException>(async () => await store.UpsertAsync(1, new NotSerializable()));
-
-        Assert.Equal(typeof(object), error.Type);
-        Assert.Contains("NotSerializable", error.Message, StringComparison.Ordinal);
-        Assert.Equal("kept", (await store.ReadAsync(1)).Value);
-        await store.UpsertAsync(2, "still usable");
-        Assert.Equal("still usable", (await store.ReadAsync(2)).Value);
-    }
-
-    [Fact]
-    public async Task ANullKey_ThrowsArgumentNull_FromEveryOperation_AndTheStoreStaysUsable()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<string, int>(TypedStores.InMemory(temp.Path));
-
-        Assert.Equal("key", (await Assert.ThrowsAsync<ArgumentNullException>(async () => await store.UpsertAsync(null!, 1))).ParamName);
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await store.ReadAsync(null!));
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await store.DeleteAsync(null!));
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await store.ReadManyAsync(["a", null!]));
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await store.ReadManyAsync(null!));
-
-        await store.UpsertAsync("a", 1);
-        Assert.Equal(1, (await store.ReadAsync("a")).Value);
-    }
-
-    [Fact]
     public async Task ARecordLargerThanAPage_IsRefused_NamingBothSizesAndTheOptionToRaise_AndTheStoreStaysUsable()
     {
         using var temp = new TempDirectory();

@@ -71,23 +71,6 @@ public class ReferenceExampleTests
         Assert.Equal(reading, result);
     }
 
-    [Fact]
-    public async Task AMutableKey_ChangedAfterTheUpsert_NoLongerFindsItsRecord()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<MutableKey, string>(TypedStores.InMemory(temp.Path));
-        var key = new MutableKey { Name = "dummyKey", Number = 10 };
-        await store.UpsertAsync(key, "value");
-        Assert.Equal(KeyStatus.Found, (await store.ReadAsync(key)).Status);
-
-        key.Number = 11;
-        (KeyStatus status, string? result) = await store.ReadAsync(key);
-
-        Assert.Equal(KeyStatus.NotFound, status);
-        Assert.Null(result);
-        Assert.Equal("value", (await store.ReadAsync(new MutableKey { Name = "dummyKey", Number = 10 })).Value);
-    }
-
     private static async Task UpsertAllAsync(MixedStorageKVStore<int, string> store, string value)
     {
         var upserts = new ConcurrentQueue<Task>();

@@ -69,19 +69,6 @@ public class TypedBatchTests
         Assert.Throws<ArgumentNullException>(() => new WriteBatch<string, int>().Upsert(null!, 1));
     }
 
-    [Fact]
-    public async Task UpdateManyAsync_RefusesAWriteOfAKeyItDidNotRead_AndWritesNothing()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<int, Balance>(TypedStores.InMemory(temp.Path));
-        await store.UpsertAsync(1, new Balance(10));
-
-        await Assert.ThrowsAsync<ArgumentException>(async () => await store.UpdateManyAsync([1], (current, writes) => writes.Upsert(1, new Balance(0)).Upsert(2, new Balance(10))));
-
-        Assert.Equal(new Balance(10), (await store.ReadAsync(1)).Value);
-        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(2)).Status);
-    }
-
     [Theory]
     [InlineData(DurabilityMode.None)]
     [InlineData(DurabilityMode.Checkpoint)]

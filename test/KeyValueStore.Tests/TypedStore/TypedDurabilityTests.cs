@@ -87,11 +87,11 @@ public class TypedDurabilityTests
         }
 
         var error = await Assert.ThrowsAsync<StoreManifestMismatchException>(async () => await MixedStorageKVStore<int, Customer>.OpenAsync(options));
-        Assert.Contains("<System.String, KeyValueStore.Tests.TypedStore.Customer>", error.Message, StringComparison.Ordinal);
-        Assert.Contains("<System.Int32, KeyValueStore.Tests.TypedStore.Customer>", error.Message, StringComparison.Ordinal);
+        Assert.Contains("<System.String, KeyValueStore.Conformance.Customer>", error.Message, StringComparison.Ordinal);
+        Assert.Contains("<System.Int32, KeyValueStore.Conformance.Customer>", error.Message, StringComparison.Ordinal);
 
         var valueError = Assert.Throws<StoreManifestMismatchException>(() => new MixedStorageKVStore<string, Label>(options));
-        Assert.Contains("<System.String, KeyValueStore.Tests.TypedStore.Label>", valueError.Message, StringComparison.Ordinal);
+        Assert.Contains("<System.String, KeyValueStore.Conformance.Label>", valueError.Message, StringComparison.Ordinal);
 
         await using var reopened = new MixedStorageKVStore<string, Customer>(options);
         Assert.Equal(Customer.Sample(1), (await reopened.ReadAsync("a")).Value);

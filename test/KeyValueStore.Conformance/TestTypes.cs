@@ -2,7 +2,7 @@ using System;
 using System.Linq;
 using MessagePack;
 
-namespace KeyValueStore.Tests.TypedStore;
+namespace KeyValueStore.Conformance;
 
 /// <summary>A reference type with variable-length members, the shape of the reference README's object example.</summary>
 [MessagePackObject]

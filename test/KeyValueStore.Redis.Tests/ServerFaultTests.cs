@@ -1,0 +1,73 @@
+using System;
+using System.Collections.Concurrent;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using KeyValueStore.Redis.Tests.Support;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.Redis.Tests;
+
+/// <summary>A server that goes away mid-workload: typed errors, never a hang, and the store works again once the server is back.</summary>
+public sealed class ServerFaultTests
+{
+    [Fact]
+    public async Task TheServerStoppingMidWorkload_GivesTypedErrors_NotHangs_AndOperationsResumeOnceItIsBack()
+    {
+        using var garnet = new GarnetProcess();
+        var options = new RedisKVStoreOptions { Configuration = garnet.Configuration, ReadRetries = 0 };
+        await using RedisKVStore<int, int> store = await RedisKVStore<int, int>.ConnectAsync(options);
+        var failures = new ConcurrentQueue<Exception>();
+        int acknowledged = 0;
+        using var stop = new CancellationTokenSource();
+        Task[] workers = Enumerable.Range(0, 4).Select(worker => Task.Run(async () =>
+        {
+            for (int i = 0; !stop.IsCancellationRequested; i++)
+            {
+                try
+                {
+                    int key = (worker * 1_000_000) + i;
+                    await store.UpsertAsync(key, i);
+                    Assert.Equal(i, (await store.ReadAsync(key)).Value);
+                    Interlocked.Increment(ref acknowledged);
+                }
+                catch (Exception e) when (e is not Xunit.Sdk.XunitException)
+                {
+                    failures.Enqueue(e);
+                    await Task.Delay(50);
+                }
+            }
+        })).ToArray();
+
+        await Eventually.TrueAsync(() => Volatile.Read(ref acknowledged) > 100, () => "waited too long for the workload to get going");
+        garnet.Stop();
+        await Eventually.TrueAsync(() => failures.Count >= 8, () => "waited too long for operations to fail while the server is down");
+        garnet.Start();
+        int failedWhileDown = failures.Count;
+        int acknowledgedWhileDown = Volatile.Read(ref acknowledged);
+        await Eventually.TrueAsync(() => Volatile.Read(ref acknowledged) > acknowledgedWhileDown + 100, () => "waited too long for operations to succeed again once the server is back");
+        await stop.CancelAsync();
+
+        // A hung operation would keep its worker from seeing the stop: the whole workload must end within the timeouts.
+        await Task.WhenAll(workers).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.All(failures.Take(failedWhileDown), failure => Assert.IsType<StoreUnavailableException>(failure));
+        Assert.Contains(failures, failure => failure is StoreUnavailableException { Operation: "upsert", WriteMayHaveApplied: true });
+        await store.UpsertAsync(-1, -1);
+        Assert.Equal(-1, (await store.ReadAsync(-1)).Value);
+    }
+
+    [Fact]
+    public async Task AReadWhileTheServerRestarts_IsRetried_AndReturnsTheValue()
+    {
+        using var garnet = new GarnetProcess();
+        var options = new RedisKVStoreOptions { Configuration = garnet.Configuration, ReadRetries = 20 };
+        await using RedisKVStore<int, int> store = await RedisKVStore<int, int>.ConnectAsync(options);
+        garnet.Stop();
+        Task<ReadResult<int>> reading = store.ReadAsync(1).AsTask();
+        await Task.Delay(500);
+        garnet.Start();
+
+        // The restarted server is empty (no persistence configured): the retried read finds nothing, and says so.
+        Assert.Equal(KeyStatus.NotFound, (await reading.WaitAsync(TimeSpan.FromSeconds(60))).Status);
+    }
+}
