@@ -8,8 +8,9 @@
 #    dependencies in its nuspec (the library's four runtime packages; none of the build-time ones:
 #    the analyzers, SourceLink). Checks the .snupkg
 #    exists and that its PDBs carry a SourceLink map.
-#    Packs src/KeyValueStore.Extensions.DependencyInjection at the same version and checks its files and that it
-#    depends on exactly that version of KeyValueStore; the consumer below uses it too (a distributed cache).
+#    Packs the add-ons (src/KeyValueStore.Extensions.DependencyInjection, src/KeyValueStore.Redis) at the same version
+#    and checks their files and that each depends on exactly that version of KeyValueStore; the consumer below uses
+#    both (a distributed cache; a Redis store that reports an unreachable server with its typed exception).
 # 3. Builds and runs test/KeyValueStore.PackageConsumer against that package, by id and version, for each
 #    target framework: it opens a checkpointed store, writes, reads, reopens and reads again.
 #
@@ -37,8 +38,12 @@ version="${version_prefix}-verify.$(date -u +%Y%m%d%H%M%S).$$"
 global_packages="$(dotnet nuget locals global-packages --list | sed -n 's/^global-packages: //p')"
 [[ -n "$global_packages" ]] || fail "could not find NuGet's global packages folder (dotnet nuget locals global-packages --list)"
 cleanup() {
-    rm -rf "$work" "$global_packages/keyvaluestore/$version" "$global_packages/keyvaluestore.extensions.dependencyinjection/$version"
-    rmdir "$global_packages/keyvaluestore" "$global_packages/keyvaluestore.extensions.dependencyinjection" 2>/dev/null || true
+    local id
+    rm -rf "$work"
+    for id in keyvaluestore keyvaluestore.extensions.dependencyinjection keyvaluestore.redis; do
+        rm -rf "${global_packages:?}/$id/$version"
+        rmdir "$global_packages/$id" 2>/dev/null || true
+    done
 }
 trap cleanup EXIT
 
@@ -134,9 +139,11 @@ if problems:
 print("verify-package: package contents ok")
 PY
 
-# The DI and hosting add-on: packed at the same version, it must carry its assembly for both frameworks and depend on
-# exactly this version of the core package, and on the hosting abstractions only (never a host implementation).
-addon="KeyValueStore.Extensions.DependencyInjection"
+# The add-ons: each packed at the same version must carry its assembly for both frameworks and depend on exactly this
+# version of the core package. The hosting add-on depends on the hosting abstractions only (never a host
+# implementation); the Redis store on StackExchange.Redis, never on Garnet (the server its tests run).
+addons=(KeyValueStore.Extensions.DependencyInjection KeyValueStore.Redis)
+for addon in "${addons[@]}"; do
 echo "verify-package: packing $addon $version into $feed"
 dotnet pack "src/$addon/$addon.csproj" -c Release -o "$feed" -p:PackageVersion="$version" \
     -nologo -tl:off -v:q -clp:NoSummary \
@@ -146,6 +153,10 @@ import sys, zipfile
 import xml.etree.ElementTree as ET
 
 path, addon, version = sys.argv[1:4]
+forbidden = {"KeyValueStore.Extensions.DependencyInjection": ["Microsoft.Extensions.Hosting"],
+             "KeyValueStore.Redis": ["Microsoft.Garnet"]}[addon]
+required = {"KeyValueStore.Extensions.DependencyInjection": [],
+            "KeyValueStore.Redis": ["StackExchange.Redis"]}[addon]
 problems = []
 with zipfile.ZipFile(path) as package:
     names = set(package.namelist())
@@ -162,14 +173,19 @@ for group in nuspec.iter():
     print(f"verify-package: {addon} {tfm} dependencies: " + ", ".join(f"{i} {v}" for i, v in sorted(deps.items())))
     if deps.get("KeyValueStore") != version:
         problems.append(f"{tfm}: depends on KeyValueStore {deps.get('KeyValueStore')!r}, expected {version}")
-    if "Microsoft.Extensions.Hosting" in deps:
-        problems.append(f"{tfm}: depends on Microsoft.Extensions.Hosting; the abstractions are enough")
+    for package_id in forbidden:
+        if package_id in deps:
+            problems.append(f"{tfm}: depends on {package_id}, which it must not")
+    for package_id in required:
+        if package_id not in deps:
+            problems.append(f"{tfm}: lacks its dependency on {package_id}")
 if problems:
     for p in problems:
         print(f"verify-package: FAILED: {p}", file=sys.stderr)
     sys.exit(1)
 print(f"verify-package: {addon} package contents ok")
 PY
+done
 
 # The consumer is built in a copy outside the repository: its own NuGet.config can name the temporary feed,
 # and no Directory.Build.props, Directory.Packages.props or global.json of the repository applies (the
@@ -196,9 +212,11 @@ dotnet build "$consumer/KeyValueStore.PackageConsumer.csproj" -c Release -p:KeyV
 metadata="$global_packages/keyvaluestore/$version/.nupkg.metadata"
 grep -qF "\"source\": \"$feed\"" "$metadata" 2>/dev/null \
     || fail "KeyValueStore $version was not restored from $feed (see $metadata)"
-addon_metadata="$global_packages/keyvaluestore.extensions.dependencyinjection/$version/.nupkg.metadata"
-grep -qF "\"source\": \"$feed\"" "$addon_metadata" 2>/dev/null \
-    || fail "$addon $version was not restored from $feed (see $addon_metadata)"
+for addon in "${addons[@]}"; do
+    addon_metadata="$global_packages/${addon,,}/$version/.nupkg.metadata"
+    grep -qF "\"source\": \"$feed\"" "$addon_metadata" 2>/dev/null \
+        || fail "$addon $version was not restored from $feed (see $addon_metadata)"
+done
 
 for tfm in net8.0 net10.0; do
     echo "verify-package: running the package consumer ($tfm)"

@@ -30,7 +30,7 @@ public sealed record Order
 /// <summary>
 /// Opens a checkpointed store from the package, writes, reads back, closes, reopens and reads again; then, through
 /// the hosting add-on's package, a distributed cache over a checkpointed store, before and after its container is
-/// disposed. Exits 0 when every read matches what was written, 1 otherwise.
+/// disposed; and the Redis package's store, which reports a server it cannot reach. Exits 0 when every read matches what was written, 1 otherwise.
 /// </summary>
 public static class Program
 {
@@ -74,6 +74,7 @@ public static class Program
             }
 
             failures += await CheckDistributedCacheAsync(Path.Combine(directory, "cache"));
+            failures += await CheckRedisStoreAsync();
         }
         catch (Exception exception)
         {
@@ -120,6 +121,29 @@ public static class Program
         }
 
         return failures;
+    }
+
+    /// <summary>
+    /// The Redis package, registered as a service would: with no server to reach (port 1 on loopback), a read reports it
+    /// with the package's typed exception within the configured timeouts, not a hang nor StackExchange.Redis' own.
+    /// </summary>
+    private static async Task<int> CheckRedisStoreAsync()
+    {
+        var services = new ServiceCollection();
+        services.AddRedisKVStore<string, Order>(options => options.Configuration = "127.0.0.1:1,abortConnect=false,connectTimeout=500,asyncTimeout=500");
+        await using ServiceProvider provider = services.BuildServiceProvider();
+        var store = provider.GetRequiredService<IMixedStorageKVStore<string, Order>>();
+        try
+        {
+            await store.ReadAsync("order-1");
+            Console.WriteLine("  redis store without a server: read returned, MISMATCH, expected StoreUnavailableException");
+            return 1;
+        }
+        catch (KeyValueStore.Redis.StoreUnavailableException unavailable)
+        {
+            Console.WriteLine($"  redis store without a server: {unavailable.GetType().Name} ({unavailable.Operation}) ok");
+            return 0;
+        }
     }
 
     private static async Task<int> CheckAsync(MixedStorageKVStore<string, Order> store, string stage)

@@ -70,4 +70,25 @@ public sealed class ServerFaultTests
         // The restarted server is empty (no persistence configured): the retried read finds nothing, and says so.
         Assert.Equal(KeyStatus.NotFound, (await reading.WaitAsync(TimeSpan.FromSeconds(60))).Status);
     }
+
+    [Fact]
+    public async Task AServerWithTheSettingsDocsScaleOutRecommends_KeepsAcknowledgedWrites_AcrossARestart()
+    {
+        using var directory = new TempDirectory();
+
+        // docs/scale-out.md: the append-only file, each write committed before it is acknowledged, recovered at start;
+        // .NET's own file I/O, since Garnet's native Linux device needs libaio, which a machine may lack (this one does).
+        using var garnet = new GarnetProcess(
+            "--aof", "--aof-commit-freq", "0", "--aof-commit-wait", "--recover", "--checkpointdir", directory.Path, "--device-type", "RandomAccess");
+        var options = new RedisKVStoreOptions { Configuration = garnet.Configuration };
+        await using RedisKVStore<int, string> store = await RedisKVStore<int, string>.ConnectAsync(options);
+        await store.UpsertAsync(1, "kept");
+        await store.ApplyBatchAsync(new WriteBatch<int, string>().Upsert(2, "two").Upsert(3, "three").Delete(1));
+
+        garnet.Stop();
+        garnet.Start();
+
+        await Eventually.TrueAsync(() => store.Connection.IsConnected, () => "the store did not reconnect to the restarted server");
+        Assert.Equal([null, "two", "three"], (await store.ReadManyAsync([1, 2, 3])).Select(read => read.Value));
+    }
 }

@@ -11,10 +11,13 @@ namespace KeyValueStore.Redis.Tests.Support;
 /// </summary>
 public sealed class GarnetProcess : IDisposable
 {
+    private readonly string[] _settings;
     private GarnetServer? _server;
 
-    public GarnetProcess()
+    /// <param name="settings">Garnet command-line settings beyond the port and the memory, e.g. persistence's.</param>
+    public GarnetProcess(params string[] settings)
     {
+        _settings = settings;
         Port = FreePort();
         Start();
     }
@@ -27,8 +30,9 @@ public sealed class GarnetProcess : IDisposable
     /// <summary>Starts the server (again, after <see cref="Stop"/>), keeping nothing of what it held.</summary>
     public void Start()
     {
-        // Small memory and index: tests hold little, and several servers may run at once on a machine of 2 cores.
-        _server = new GarnetServer(["--port", Port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--bind", "127.0.0.1", "--memory", "256m", "--index", "8m", "--page", "32m"]);
+        // Small memory, index and pages: tests hold little (no value over 1 MB), several servers may run at once on a machine
+        // of 2 cores, and the append-only file's pages (a test turns it on) must be twice the log's.
+        _server = new GarnetServer(["--port", Port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--bind", "127.0.0.1", "--memory", "256m", "--index", "8m", "--page", "2m", .. _settings]);
         _server.Start();
     }
 
