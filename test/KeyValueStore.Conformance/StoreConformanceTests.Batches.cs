@@ -8,9 +8,6 @@ namespace KeyValueStore.Conformance;
 /// <summary>Atomic batches, reads of several keys, and read-modify-writes of several keys.</summary>
 public abstract partial class StoreConformanceTests
 {
-    private const int Accounts = 16;
-    private const long OpeningBalance = 1_000;
-
     [Fact]
     public async Task ApplyBatchAsync_AppliesEveryWriteInOrder_SoTheLastWriteOfAKeyWins()
     {
@@ -121,52 +118,14 @@ public abstract partial class StoreConformanceTests
     public async Task ConcurrentTransfers_NeverChangeTheTotal_ForAnyReaderOfAllAccounts()
     {
         await using IMixedStorageKVStore<int, Balance> store = await OpenAsync<int, Balance>();
-        int[] accounts = Enumerable.Range(0, Accounts).ToArray();
-        var opening = new WriteBatch<int, Balance>();
-        foreach (int account in accounts)
-        {
-            opening.Upsert(account, new Balance(OpeningBalance));
-        }
+        await Bank.OpenAccountsAsync(store);
 
-        await store.ApplyBatchAsync(opening);
-        var totalsSeen = new List<long>();
-        Task[] transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(() => TransferAsync(store, worker, 100))).ToArray();
-        Task auditor = Task.Run(async () =>
-        {
-            do
-            {
-                IReadOnlyList<ReadResult<Balance>> snapshot = await store.ReadManyAsync(accounts);
-                lock (totalsSeen)
-                {
-                    totalsSeen.Add(snapshot.Sum(account => account.Value.Amount));
-                }
-            }
-            while (!transfers.All(transfer => transfer.IsCompleted));
-        });
-        await Task.WhenAll(transfers.Append(auditor));
+        IReadOnlyList<long> totalsSeen = await Bank.TransferWhileAuditingAsync(store, transfersPerWorker: 100);
 
         Assert.NotEmpty(totalsSeen);
-        Assert.All(totalsSeen, total => Assert.Equal(Accounts * OpeningBalance, total));
-        IReadOnlyList<ReadResult<Balance>> final = await store.ReadManyAsync(accounts);
-        Assert.Equal(Accounts * OpeningBalance, final.Sum(account => account.Value.Amount));
-        Assert.NotEqual(Enumerable.Repeat(OpeningBalance, Accounts), final.Select(account => account.Value.Amount));
-    }
-
-    /// <summary>Moves random amounts between random pairs of accounts, each move one atomic read-modify-write.</summary>
-    private static async Task TransferAsync(IMixedStorageKVStore<int, Balance> store, int seed, int transfers)
-    {
-        var random = new Random(seed);
-        for (int i = 0; i < transfers; i++)
-        {
-            int from = random.Next(Accounts);
-            int to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
-            long amount = random.Next(1, 50);
-            await store.UpdateManyAsync([from, to], (current, writes) =>
-            {
-                long available = current[0].Value.Amount;
-                long moved = Math.Min(available, amount);
-                writes.Upsert(from, new Balance(available - moved)).Upsert(to, new Balance(current[1].Value.Amount + moved));
-            });
-        }
+        Assert.All(totalsSeen, total => Assert.Equal(Bank.Total, total));
+        IReadOnlyList<ReadResult<Balance>> final = await store.ReadManyAsync(Bank.AccountIds);
+        Assert.Equal(Bank.Total, final.Sum(account => account.Value.Amount));
+        Assert.NotEqual(Enumerable.Repeat(Bank.OpeningBalance, Bank.Accounts), final.Select(account => account.Value.Amount));
     }
 }

@@ -6,12 +6,9 @@ using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.Tests.TypedStore;
 
-/// <summary>Atomic batches, consistent multi-key reads and multi-key read-modify-write through the typed API.</summary>
+/// <summary>Atomic batches and the bank invariant on the embedded store from disk and across a reopen; what every store does is in the conformance suite.</summary>
 public class TypedBatchTests
 {
-    private const int Accounts = 16;
-    private const long OpeningBalance = 1_000;
-
     [Fact]
     public async Task ApplyBatchAsync_AppliesEveryWriteInOrder_SoTheLastWriteOfAKeyWins()
     {
@@ -37,24 +34,6 @@ public class TypedBatchTests
     }
 
     [Fact]
-    public async Task ABatchWithAnUnserializableOrOversizeWrite_WritesNothing_AndTheStoreStaysUsable()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<int, object>(TypedStores.LowMemory(temp.Path));
-        await store.UpsertAsync(1, "kept");
-
-        var unserializable = new WriteBatch<int, object>().Upsert(1, "changed").Upsert(2, new NotSerializable());
-        await Assert.ThrowsAsync<SerializationFailedException>(async () => await store.ApplyBatchAsync(unserializable));
-        var oversize = new WriteBatch<int, object>().Upsert(1, "changed").Upsert(2, new byte[8 * 1024]);
-        await Assert.ThrowsAsync<RecordTooLargeException>(async () => await store.ApplyBatchAsync(oversize));
-
-        Assert.Equal("kept", (await store.ReadAsync(1)).Value);
-        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync(2)).Status);
-        await store.ApplyBatchAsync(new WriteBatch<int, object>().Upsert(2, "two"));
-        Assert.Equal("two", (await store.ReadAsync(2)).Value);
-    }
-
-    [Fact]
     public void AWriteBatch_RefusesItsWrite65536_AndANullKey()
     {
         var batch = new WriteBatch<int, int>();
@@ -73,71 +52,27 @@ public class TypedBatchTests
     [InlineData(DurabilityMode.None)]
     [InlineData(DurabilityMode.Checkpoint)]
     [InlineData(DurabilityMode.Commit)]
-    public async Task ConcurrentTransfers_NeverChangeTheTotal_ForAnyConsistentReader_NorAcrossAReopen(DurabilityMode mode)
+    public async Task ConcurrentTransfers_FromDisk_NeverChangeTheTotal_ForAnyConsistentReader_NorAcrossAReopen(DurabilityMode mode)
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = mode == DurabilityMode.None ? TypedStores.LowMemory(temp.Path) : TypedStores.Durable(temp.Path, mode);
-        int[] accounts = Enumerable.Range(0, Accounts).ToArray();
-        var store = TypedStores.Open<int, Balance>(options);
-        try
+        await using (var store = TypedStores.Open<int, Balance>(options))
         {
-            var opening = new WriteBatch<int, Balance>();
-            foreach (int account in accounts)
-            {
-                opening.Upsert(account, new Balance(OpeningBalance));
-            }
+            await Bank.OpenAccountsAsync(store);
 
-            await store.ApplyBatchAsync(opening);
-            var totalsSeen = new List<long>();
-            Task[] transfers = Enumerable.Range(0, 8).Select(worker => Task.Run(() => TransferAsync(store, worker, 150))).ToArray();
-            Task auditor = Task.Run(async () =>
-            {
-                do
-                {
-                    IReadOnlyList<ReadResult<Balance>> snapshot = await store.ReadManyAsync(accounts);
-                    lock (totalsSeen)
-                    {
-                        totalsSeen.Add(snapshot.Sum(account => account.Value.Amount));
-                    }
-                }
-                while (!transfers.All(transfer => transfer.IsCompleted));
-            });
-            await Task.WhenAll(transfers.Append(auditor));
+            IReadOnlyList<long> totalsSeen = await Bank.TransferWhileAuditingAsync(store, transfersPerWorker: 150);
 
             Assert.NotEmpty(totalsSeen);
-            Assert.All(totalsSeen, total => Assert.Equal(Accounts * OpeningBalance, total));
-            Assert.Equal(Accounts * OpeningBalance, (await store.ReadManyAsync(accounts)).Sum(account => account.Value.Amount));
-            Assert.NotEqual(Enumerable.Repeat(OpeningBalance, Accounts), (await store.ReadManyAsync(accounts)).Select(account => account.Value.Amount));
-        }
-        finally
-        {
-            await store.DisposeAsync();
+            Assert.All(totalsSeen, total => Assert.Equal(Bank.Total, total));
+            Assert.Equal(Bank.Total, (await store.ReadManyAsync(Bank.AccountIds)).Sum(account => account.Value.Amount));
         }
 
         if (mode != DurabilityMode.None)
         {
             await using var reopened = TypedStores.Open<int, Balance>(options);
-            IReadOnlyList<ReadResult<Balance>> balances = await reopened.ReadManyAsync(accounts);
+            IReadOnlyList<ReadResult<Balance>> balances = await reopened.ReadManyAsync(Bank.AccountIds);
             Assert.All(balances, balance => Assert.True(balance.Found));
-            Assert.Equal(Accounts * OpeningBalance, balances.Sum(account => account.Value.Amount));
-        }
-    }
-
-    /// <summary>Moves random amounts between random pairs of accounts, each move one atomic read-modify-write.</summary>
-    private static async Task TransferAsync(MixedStorageKVStore<int, Balance> store, int seed, int transfers)
-    {
-        var random = new Random(seed);
-        for (int i = 0; i < transfers; i++)
-        {
-            int from = random.Next(Accounts);
-            int to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
-            long amount = random.Next(1, 50);
-            await store.UpdateManyAsync([from, to], (current, writes) =>
-            {
-                long available = current[0].Value.Amount;
-                long moved = Math.Min(available, amount);
-                writes.Upsert(from, new Balance(available - moved)).Upsert(to, new Balance(current[1].Value.Amount + moved));
-            });
+            Assert.Equal(Bank.Total, balances.Sum(account => account.Value.Amount));
         }
     }
 }
