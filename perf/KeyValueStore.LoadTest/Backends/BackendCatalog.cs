@@ -8,7 +8,8 @@ namespace KeyValueStore.LoadTest.Backends;
 /// Every backend --backend accepts; the first, <c>typed</c>, is the default, so a run with no options measures the
 /// store as users call it. The <c>faster</c> backends drive the engine under it, for comparison; <c>raw-faster</c> is FASTER
 /// with nothing of ours, the engine's ceiling; the rest are the stores a .NET user would pick instead, each through its
-/// own adapter, and each line's description says how durable its writes are. A durability mode of the store is one more line here: a
+/// own adapter, and each line's description says how durable its writes are. <c>garnet</c> and <c>redis</c> are this
+/// store's networked twin (<see cref="RedisStoreBackend"/>), measured with the same workloads as <c>typed</c>. A durability mode of the store is one more line here: a
 /// <see cref="FasterBackend"/> whose <c>configure</c> sets that mode on the options, for example
 /// <c>new("faster-checkpoint", "…", UsesMemorySize: true, StoresOnDisk: true, context =&gt; new FasterBackend(context, options =&gt; options.… = …))</c>.
 /// </summary>
@@ -30,6 +31,8 @@ internal static class BackendCatalog
         new("rocksdb-sync", "RocksDB with WriteOptions sync=true: each write durable on return (the WAL synced, concurrent writers grouped)", UsesMemorySize: false, StoresOnDisk: true, context => new RocksDbBackend(context, sync: true)),
         new("zonetree", "ZoneTree 2 (byte[] keys and values), default AsyncCompressed write-ahead log: queued for a background writer, no sync; no batches", UsesMemorySize: false, StoresOnDisk: true, context => new ZoneTreeBackend(context)),
         new("raw-faster", "FASTER 2.6.5's FasterKV<SpanByte, SpanByte> used directly, the faster backend's log sizes, durability none: the ceiling for the engine; no batches", UsesMemorySize: true, StoresOnDisk: true, context => new RawFasterBackend(context)),
+        new("garnet", "the Redis package's RedisKVStore<long, byte[]> (typed's types and bytes) on a Garnet 2.2.8 server started in this process, over loopback TCP; no storage tier, so all in memory (bytes on disk 0), its log memory sized to hold every record twice (at least 256m); batches are MULTI/EXEC", UsesMemorySize: false, StoresOnDisk: false, RedisStoreBackend.OnInProcessGarnet),
+        new("redis", "the same RedisKVStore<long, byte[]> on a server already running at --endpoint (Redis, Garnet, Valkey...), durable as that server is configured; keys under a fresh prefix loadtest-<guid>:, deleted after the run", UsesMemorySize: false, StoresOnDisk: false, RedisStoreBackend.OnServer, NeedsEndpoint: true),
     ];
 
     /// <summary>Gets the backend a run without --backend measures: <c>typed</c>, the public API.</summary>

@@ -1,5 +1,4 @@
 using System;
-using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Measurement;
@@ -69,19 +68,8 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
     }
 
     /// <summary>Reads the record into <paramref name="destination"/>; -1 when not found, else the value's full length.</summary>
-    public async ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination)
-    {
-        (KeyStatus status, byte[]? value) = await _store.ReadAsync(Id(key)).ConfigureAwait(false);
-        if (status != KeyStatus.Found)
-        {
-            return -1;
-        }
-
-        // A stored null byte[] is a value too (MessagePack nil); the load test never writes one, so it reads as empty.
-        value ??= [];
-        value.AsSpan(0, Math.Min(value.Length, destination.Length)).CopyTo(destination.Span);
-        return value.Length;
-    }
+    public async ValueTask<int> ReadAsync(ReadOnlyMemory<byte> key, Memory<byte> destination) =>
+        TypedRead.CopyInto(await _store.ReadAsync(Id(key)).ConfigureAwait(false), destination);
 
     /// <summary>Deletes the record through the public API; <see cref="KeyStatus.Found"/> means it had a value.</summary>
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key) =>
@@ -109,9 +97,6 @@ internal sealed class TypedBackend : ILoadTestBackend, IDurableFlushCounter, IBa
     /// <summary>Closes the store: a durable one takes its last checkpoint.</summary>
     public ValueTask DisposeAsync() => _store.DisposeAsync();
 
-    /// <summary>The record id a load-test key carries; any other key is a caller's mistake.</summary>
-    private static long Id(ReadOnlyMemory<byte> key) =>
-        key.Length == RecordCodec.KeySize
-            ? BinaryPrimitives.ReadInt64BigEndian(key.Span)
-            : throw new ArgumentException($"The typed backends store load-test keys: a record id as {RecordCodec.KeySize} big-endian bytes; got a key of {key.Length} bytes.", nameof(key));
+    /// <summary>The record id a load-test key carries (<see cref="RecordIdKey"/>).</summary>
+    private static long Id(ReadOnlyMemory<byte> key) => RecordIdKey.Read(key);
 }

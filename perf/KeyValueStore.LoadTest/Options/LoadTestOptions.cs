@@ -52,6 +52,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --wal-dir: where a fresh directory for the Commit-mode store's write-ahead log is made (a device of its own); null for the store's directory.</summary>
     public string? WriteAheadLogDirectory { get; init; }
 
+    /// <summary>Gets --endpoint: the host:port of the server the redis backend measures; null for none (the other backends connect to none).</summary>
+    public string? Endpoint { get; init; }
+
     public string? JsonPath { get; init; }
 
     public bool Verify { get; init; }

@@ -21,7 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
-        "--wal-dir",
+        "--wal-dir", "--endpoint",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -49,6 +49,7 @@ internal static class OptionParser
             DiskBudgetBytes = Get(given, "--disk-budget", options.DiskBudgetBytes, ParseDiskBudget),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
             WriteAheadLogDirectory = Get(given, "--wal-dir", options.WriteAheadLogDirectory, text => NonEmpty("--wal-dir", text, "a directory path")),
+            Endpoint = Get(given, "--endpoint", options.Endpoint, ParseEndpoint),
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
@@ -64,6 +65,19 @@ internal static class OptionParser
         {
             throw new InvalidOptionException(
                 $"--wal-dir places the write-ahead log of this store in Commit mode, and the {options.Backend.Name} backend keeps none; use it with typed-commit or faster-commit, or leave it out.");
+        }
+
+        if (options.Backend.NeedsEndpoint && options.Endpoint is null)
+        {
+            throw new InvalidOptionException(
+                $"The {options.Backend.Name} backend measures a server already running, and needs its address: --endpoint host:port, e.g. --endpoint 127.0.0.1:6379. "
+                + "To measure Garnet with nothing to start, use --backend garnet.");
+        }
+
+        if (options.Endpoint is not null && !options.Backend.NeedsEndpoint)
+        {
+            throw new InvalidOptionException(
+                $"--endpoint names the server the redis backend measures, and the {options.Backend.Name} backend connects to none; use it with --backend redis, or leave it out.");
         }
 
         if (options.BatchSize > 1 && !options.Workload.OperationTypes.Any(OperationKinds.IsBlindWrite))
@@ -209,6 +223,27 @@ internal static class OptionParser
         }
 
         return bytes;
+    }
+
+    /// <summary>
+    /// host:port, the host a name, an IPv4 address or a bracketed IPv6 one. Nothing else: the value goes into a
+    /// StackExchange.Redis configuration string, where a comma would start options of its own.
+    /// </summary>
+    private static string ParseEndpoint(string text)
+    {
+        int colon = text.LastIndexOf(':');
+        string host = colon < 0 ? string.Empty : text[..colon];
+        bool hostIsValid = host.Length > 0
+            && !host.Any(c => char.IsWhiteSpace(c) || c == ',')
+            && (host.StartsWith('[') ? host.EndsWith(']') && host.Length > 2 : !host.Contains(':', StringComparison.Ordinal));
+        if (!hostIsValid
+            || !int.TryParse(text.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out int port)
+            || port < OptionRanges.MinPort || port > OptionRanges.MaxPort)
+        {
+            throw new InvalidOptionException($"--endpoint must be host:port, a server's name or address and its port ({OptionRanges.Port}), e.g. 127.0.0.1:6379; got '{text}'.");
+        }
+
+        return text;
     }
 
     private static Workload ParseWorkload(string text) =>

@@ -15,6 +15,8 @@ internal static class OptionRanges
     public const long MaxMemorySize = 1L << 40;
     public const int MinBatchSize = 1;
     public const int MaxBatchSize = BatchTooLargeException.MaxWrites; // The most one atomic batch of the store may hold.
+    public const int MinPort = 1;
+    public const int MaxPort = 65_535;
 
     public const string Threads = "1 to 1024";
     public const string Seconds = "1 to 86400";
@@ -22,4 +24,5 @@ internal static class OptionRanges
     public const string ValueSize = "16 to 1m (1048576)";
     public const string MemorySize = "a power of two from 64k to 1t";
     public const string BatchSize = "1 to 65535";
+    public const string Port = "1 to 65535";
 }

@@ -43,6 +43,7 @@ internal static class Usage
         Option(text, "--disk-budget SIZE", "hard budget for the typed and faster backends' log (LogDiskBudgetBytes) [0: none]");
         Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
         Option(text, "--wal-dir DIR", "typed-commit and faster-commit: keep the write-ahead log in a fresh directory inside DIR, on a device of its own (WriteAheadLogDirectory) [the run's directory]; removed after the run");
+        Option(text, "--endpoint ADDR", "the server the redis backend measures, host:port, e.g. 127.0.0.1:6379 (required by redis, refused by the rest); the run's keys go under a fresh prefix, deleted after the run");
         Option(text, "--json FILE", "also write the results as JSON to FILE");
         Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");
         Option(text, "--seed N", string.Create(CultureInfo.InvariantCulture, $"64-bit seed of the workers' random choices [{LoadTestOptions.DefaultSeed}]"));

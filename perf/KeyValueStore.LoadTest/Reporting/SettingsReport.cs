@@ -1,6 +1,6 @@
 namespace KeyValueStore.LoadTest.Reporting;
 
-/// <summary>The options the run used, resolved (defaults filled in); memory and page sizes only for the FASTER store.</summary>
+/// <summary>The options the run used, resolved (defaults filled in); memory and page sizes only for the FASTER store, the endpoint only for the redis backend.</summary>
 internal sealed record SettingsReport(
     string Backend,
     string BackendDescription,
@@ -18,5 +18,6 @@ internal sealed record SettingsReport(
     long? DiskBudgetBytes,
     string RunDirectory,
     string? WriteAheadLogDirectory,
+    string? Endpoint,
     bool Verify,
     long Seed);

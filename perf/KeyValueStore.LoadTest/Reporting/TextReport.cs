@@ -46,6 +46,11 @@ internal static class TextReport
             Line(text, "wal directory", $"a fresh directory inside {walDirectory} (--wal-dir), removed after the run");
         }
 
+        if (settings.Endpoint is string endpoint)
+        {
+            Line(text, "endpoint", $"{endpoint} (--endpoint), the run's keys under a fresh prefix, deleted after the run");
+        }
+
         Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
         text.WriteLine();
 

@@ -222,6 +222,7 @@ internal sealed class LoadTestRunner
         _options.Backend.UsesMemorySize && _options.DiskBudgetBytes > 0 ? _options.DiskBudgetBytes : null,
         runDirectory,
         _options.WriteAheadLogDirectory,
+        _options.Endpoint,
         _options.Verify,
         _options.Seed);
 

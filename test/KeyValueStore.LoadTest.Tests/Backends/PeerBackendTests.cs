@@ -32,24 +32,24 @@ public class PeerBackendTests
         await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
         var destination = new byte[ValueSize];
 
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(1), destination));
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 1));
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), destination));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(1), destination));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), destination));
         Assert.Equal(new DecodedValue(1, 1, FillerIntact: true), RecordCodec.Decode(destination));
 
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 2));
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), destination));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 2, ValueSize));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), destination));
         Assert.Equal(new DecodedValue(1, 2, FillerIntact: true), RecordCodec.Decode(destination));
 
         // A destination shorter than the value gets its start; the full length is still reported.
         var shorter = new byte[RecordCodec.HeaderSize];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), shorter));
-        Assert.Equal(RecordValue(1, 2).AsSpan(0, RecordCodec.HeaderSize).ToArray(), shorter);
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), shorter));
+        Assert.Equal(Records.Value(1, 2, ValueSize).AsSpan(0, RecordCodec.HeaderSize).ToArray(), shorter);
 
-        Assert.True(await backend.DeleteAsync(RecordKey(1)));
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(1), destination));
-        Assert.False(await backend.DeleteAsync(RecordKey(1)));
-        Assert.False(await backend.DeleteAsync(RecordKey(2)));
+        Assert.True(await backend.DeleteAsync(Records.Key(1)));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(1), destination));
+        Assert.False(await backend.DeleteAsync(Records.Key(1)));
+        Assert.False(await backend.DeleteAsync(Records.Key(2)));
     }
 
     [Theory]
@@ -60,17 +60,17 @@ public class PeerBackendTests
         // instead of copying would change its records afterwards.
         using var temp = new TempDirectory();
         await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
-        byte[] key = RecordKey(3);
-        byte[] value = RecordValue(3, 1);
+        byte[] key = Records.Key(3);
+        byte[] value = Records.Value(3, 1, ValueSize);
         await backend.UpsertAsync(key, value);
 
         RecordCodec.WriteKey(key, 4);
         RecordCodec.WriteValue(value, 4, 9);
 
         var destination = new byte[ValueSize];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(3), destination));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(3), destination));
         Assert.Equal(new DecodedValue(3, 1, FillerIntact: true), RecordCodec.Decode(destination));
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(4), destination));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(4), destination));
     }
 
     [Theory]
@@ -85,7 +85,7 @@ public class PeerBackendTests
         await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
         for (long id = 0; id < 200; id++)
         {
-            await backend.UpsertAsync(RecordKey(id), RecordValue(id, 1));
+            await backend.UpsertAsync(Records.Key(id), Records.Value(id, 1, ValueSize));
         }
 
         Assert.True(backend.BytesOnDisk() > 0, $"{name} reports no bytes on disk; files: {string.Join(", ", Directory.GetFiles(temp.Path, "*", SearchOption.AllDirectories))}");
@@ -97,21 +97,21 @@ public class PeerBackendTests
     {
         using var temp = new TempDirectory();
         await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
-        await backend.UpsertAsync(RecordKey(0), RecordValue(0, 1));
+        await backend.UpsertAsync(Records.Key(0), Records.Value(0, 1, ValueSize));
 
         var writes = new List<(ReadOnlyMemory<byte> Key, ReadOnlyMemory<byte> Value)>();
         for (long id = 0; id < 30; id++)
         {
-            writes.Add((RecordKey(id), RecordValue(id, 2)));
+            writes.Add((Records.Key(id), Records.Value(id, 2, ValueSize)));
         }
 
-        writes.Add((RecordKey(5), RecordValue(5, 3)));
+        writes.Add((Records.Key(5), Records.Value(5, 3, ValueSize)));
         await ((IBatchWriter)backend).WriteBatchAsync(writes);
 
         var destination = new byte[ValueSize];
         for (long id = 0; id < 30; id++)
         {
-            Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(id), destination));
+            Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(id), destination));
             Assert.Equal(new DecodedValue(id, id == 5 ? 3 : 2, FillerIntact: true), RecordCodec.Decode(destination));
         }
     }
@@ -123,21 +123,21 @@ public class PeerBackendTests
         // first writes: that is what makes it one transaction rather than a loop of upserts.
         using var temp = new TempDirectory();
         await using var backend = (LiteDbBackend)BackendCatalog.Find("litedb")!.Open(Context(temp.Path));
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 1));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
         (ReadOnlyMemory<byte> Key, ReadOnlyMemory<byte> Value)[] writes =
         [
-            (RecordKey(1), RecordValue(1, 2)),
-            (RecordKey(2), RecordValue(2, 1)),
-            (RecordKey(3), new byte[20 * 1024 * 1024]),
+            (Records.Key(1), Records.Value(1, 2, ValueSize)),
+            (Records.Key(2), Records.Value(2, 1, ValueSize)),
+            (Records.Key(3), new byte[20 * 1024 * 1024]),
         ];
 
         await Assert.ThrowsAsync<LiteDB.LiteException>(async () => await backend.WriteBatchAsync(writes));
 
         var destination = new byte[ValueSize];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), destination));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), destination));
         Assert.Equal(new DecodedValue(1, 1, FillerIntact: true), RecordCodec.Decode(destination));
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(2), destination));
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(3), destination));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(2), destination));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(3), destination));
     }
 
     [Theory]
@@ -162,16 +162,16 @@ public class PeerBackendTests
         using var temp = new TempDirectory();
         await using (var synced = (RocksDbBackend)BackendCatalog.Find("rocksdb-sync")!.Open(Context(Path.Combine(temp.Path, "sync"))))
         {
-            await synced.UpsertAsync(RecordKey(1), RecordValue(1, 1));
-            await synced.WriteBatchAsync([(RecordKey(2), RecordValue(2, 1)), (RecordKey(3), RecordValue(3, 1))]);
-            await synced.DeleteAsync(RecordKey(1));
-            await synced.DeleteAsync(RecordKey(9)); // Absent: nothing written, nothing synced.
+            await synced.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
+            await synced.WriteBatchAsync([(Records.Key(2), Records.Value(2, 1, ValueSize)), (Records.Key(3), Records.Value(3, 1, ValueSize))]);
+            await synced.DeleteAsync(Records.Key(1));
+            await synced.DeleteAsync(Records.Key(9)); // Absent: nothing written, nothing synced.
 
             Assert.Equal(3, synced.DurableFlushes);
         }
 
         await using var unsynced = (RocksDbBackend)BackendCatalog.Find("rocksdb")!.Open(Context(Path.Combine(temp.Path, "nosync")));
-        await unsynced.UpsertAsync(RecordKey(1), RecordValue(1, 1));
+        await unsynced.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
         Assert.Null(unsynced.DurableFlushes);
     }
 
@@ -186,31 +186,17 @@ public class PeerBackendTests
         {
             var value = new byte[LargeValue];
             RecordCodec.WriteValue(value, id, 1);
-            await backend.UpsertAsync(RecordKey(id), value);
+            await backend.UpsertAsync(Records.Key(id), value);
         }
 
         var destination = new byte[LargeValue];
         for (long id = 0; id < 400; id++)
         {
-            Assert.Equal(LargeValue, await backend.ReadAsync(RecordKey(id), destination));
+            Assert.Equal(LargeValue, await backend.ReadAsync(Records.Key(id), destination));
             Assert.Equal(new DecodedValue(id, 1, FillerIntact: true), RecordCodec.Decode(destination));
         }
 
         Assert.True(backend.BytesOnDisk() > 0, "the log spilled to its file");
-    }
-
-    private static byte[] RecordKey(long id)
-    {
-        var key = new byte[RecordCodec.KeySize];
-        RecordCodec.WriteKey(key, id);
-        return key;
-    }
-
-    private static byte[] RecordValue(long id, long version)
-    {
-        var value = new byte[ValueSize];
-        RecordCodec.WriteValue(value, id, version);
-        return value;
     }
 
     private static BackendContext Context(string directory)

@@ -4,6 +4,7 @@ using KeyValueStore.LoadTest.Backends;
 using KeyValueStore.LoadTest.Options;
 using KeyValueStore.LoadTest.Workloads;
 using KeyValueStore.Tests.Support;
+using KeyValueStore.LoadTest.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Backends;
 
@@ -22,10 +23,10 @@ public class TypedBackendTests
         // what the public API stores (the manifest names the types; a different encoding would not read back).
         using var temp = new TempDirectory();
         BackendContext context = Context(temp.Path);
-        byte[] value = RecordValue(id: 42, version: 3);
+        byte[] value = Records.Value(id: 42, version: 3, ValueSize);
         await using (ILoadTestBackend backend = BackendCatalog.Find("typed-checkpoint")!.Open(context))
         {
-            await backend.UpsertAsync(RecordKey(42), value);
+            await backend.UpsertAsync(Records.Key(42), value);
         }
 
         MixedStorageKVStoreOptions options = FasterStoreSizing.Options(context);
@@ -47,18 +48,18 @@ public class TypedBackendTests
     {
         using var temp = new TempDirectory();
         await using ILoadTestBackend backend = BackendCatalog.Find(name)!.Open(Context(temp.Path));
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 1));
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 2));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 2, ValueSize));
 
         var destination = new byte[ValueSize];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), destination));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), destination));
         Assert.Equal(new DecodedValue(1, 2, FillerIntact: true), RecordCodec.Decode(destination));
-        Assert.Equal(-1, await backend.ReadAsync(RecordKey(2), destination));
+        Assert.Equal(-1, await backend.ReadAsync(Records.Key(2), destination));
 
         // A destination shorter than the value gets its start; the full length is still reported.
         var shorter = new byte[RecordCodec.HeaderSize];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(1), shorter));
-        Assert.Equal(RecordValue(1, 2).AsSpan(0, RecordCodec.HeaderSize).ToArray(), shorter);
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(1), shorter));
+        Assert.Equal(Records.Value(1, 2, ValueSize).AsSpan(0, RecordCodec.HeaderSize).ToArray(), shorter);
     }
 
     [Fact]
@@ -70,10 +71,10 @@ public class TypedBackendTests
         var buffer = new byte[ValueSize + 10];
         RecordCodec.WriteValue(buffer.AsSpan(5, ValueSize), 7, 1);
 
-        await backend.UpsertAsync(RecordKey(7), buffer.AsMemory(5, ValueSize));
+        await backend.UpsertAsync(Records.Key(7), buffer.AsMemory(5, ValueSize));
 
         var destination = new byte[ValueSize + 10];
-        Assert.Equal(ValueSize, await backend.ReadAsync(RecordKey(7), destination));
+        Assert.Equal(ValueSize, await backend.ReadAsync(Records.Key(7), destination));
         Assert.Equal(new DecodedValue(7, 1, FillerIntact: true), RecordCodec.Decode(destination.AsSpan(0, ValueSize)));
     }
 
@@ -83,7 +84,7 @@ public class TypedBackendTests
         using var temp = new TempDirectory();
         await using ILoadTestBackend backend = BackendCatalog.Find("typed")!.Open(Context(temp.Path));
 
-        ArgumentException error = await Assert.ThrowsAsync<ArgumentException>(async () => await backend.UpsertAsync(new byte[] { 1 }, RecordValue(1, 1)));
+        ArgumentException error = await Assert.ThrowsAsync<ArgumentException>(async () => await backend.UpsertAsync(new byte[] { 1 }, Records.Value(1, 1, ValueSize)));
 
         Assert.Contains("got a key of 1 bytes", error.Message, StringComparison.Ordinal);
     }
@@ -98,7 +99,7 @@ public class TypedBackendTests
         // In Commit mode an upsert completes only after a group commit of the write-ahead log that holds it.
         for (long id = 0; id < 10; id++)
         {
-            await backend.UpsertAsync(RecordKey(id), RecordValue(id, 1));
+            await backend.UpsertAsync(Records.Key(id), Records.Value(id, 1, ValueSize));
         }
 
         long after = backend.DurableFlushes!.Value;
@@ -113,7 +114,7 @@ public class TypedBackendTests
         using var temp = new TempDirectory();
         await using var backend = (TypedBackend)BackendCatalog.Find("typed")!.Open(Context(temp.Path));
 
-        await backend.UpsertAsync(RecordKey(1), RecordValue(1, 1));
+        await backend.UpsertAsync(Records.Key(1), Records.Value(1, 1, ValueSize));
 
         Assert.Null(backend.DurableFlushes);
     }
@@ -123,20 +124,6 @@ public class TypedBackendTests
     {
         Assert.Equal("typed", BackendCatalog.Default.Name);
         Assert.Same(BackendCatalog.Default, new LoadTestOptions().Backend);
-    }
-
-    private static byte[] RecordKey(long id)
-    {
-        var key = new byte[RecordCodec.KeySize];
-        RecordCodec.WriteKey(key, id);
-        return key;
-    }
-
-    private static byte[] RecordValue(long id, long version)
-    {
-        var value = new byte[ValueSize];
-        RecordCodec.WriteValue(value, id, version);
-        return value;
     }
 
     private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize, LoadTestOptions.DefaultMemorySize);

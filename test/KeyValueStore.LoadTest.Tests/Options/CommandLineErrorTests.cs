@@ -30,12 +30,27 @@ public class CommandLineErrorTests
         CliRun run = await CliRun.RunAsync(["--help"]);
 
         Assert.Equal(0, run.ExitCode);
-        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--batch-size", "--help" })
+        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--batch-size", "--endpoint", "--help" })
         {
             Assert.Contains(option, run.Output, System.StringComparison.Ordinal);
         }
 
         Assert.Equal(string.Empty, run.Errors);
+    }
+
+    [Fact]
+    public async Task TheRedisBackend_WithoutAnEndpoint_IsBadInput_SayingWhatToGive_BeforeAnythingRuns()
+    {
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.RunAsync(["--backend", "redis", "--dir", temp.Path, "--seconds", "1"]);
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.StartsWith("error: The redis backend measures a server already running, and needs its address: --endpoint host:port", run.Errors, System.StringComparison.Ordinal);
+        Assert.Contains("--backend garnet", run.Errors, System.StringComparison.Ordinal);
+        Assert.Contains("Usage:", run.Errors, System.StringComparison.Ordinal);
+        Assert.Equal(string.Empty, run.Output);
+        Assert.Empty(Directory.GetFileSystemEntries(temp.Path));
     }
 
     [Fact]

@@ -23,6 +23,7 @@ public class OptionParserTests
         Assert.False(options.Verify);
         Assert.Equal(1, options.Seed);
         Assert.Equal(1, options.BatchSize);
+        Assert.Null(options.Endpoint);
         Assert.False(options.ShowHelp);
     }
 
@@ -121,6 +122,25 @@ public class OptionParserTests
         Assert.Null(OptionParser.Parse(["--backend", backend]).WriteAheadLogDirectory);
     }
 
+    [Theory]
+    [InlineData("127.0.0.1:6379")]
+    [InlineData("cache.internal:6380")]
+    [InlineData("[::1]:6379")]
+    public void Endpoint_IsTaken_ByTheRedisBackend_InBothSpellings(string endpoint)
+    {
+        Assert.Equal(endpoint, OptionParser.Parse(["--backend", "redis", "--endpoint", endpoint]).Endpoint);
+        Assert.Equal(endpoint, OptionParser.Parse(["--backend=redis", $"--endpoint={endpoint}"]).Endpoint);
+    }
+
+    [Fact]
+    public void Garnet_StartsItsOwnServer_AndNeedsNoEndpoint()
+    {
+        LoadTestOptions options = OptionParser.Parse(["--backend", "garnet"]);
+
+        Assert.Equal("garnet", options.Backend.Name);
+        Assert.Null(options.Endpoint);
+    }
+
     public static TheoryData<string[], string[]> BadInput => new()
     {
         // The arguments, then fragments the message must contain: the option, the value, what is allowed.
@@ -147,7 +167,7 @@ public class OptionParserTests
         { ["--workload", "E"], ["--workload", "A, B, C, D, F, W", "'E'", "range scans"] },
         { ["--workload", "Z"], ["--workload", "A, B, C, D, F, W", "'Z'"] },
         { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },
-        { ["--backend", "lightningdb"], ["--backend", "typed, typed-checkpoint, typed-commit, faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full, litedb, rocksdb, rocksdb-sync, zonetree, raw-faster", "'lightningdb'"] },
+        { ["--backend", "lightningdb"], ["--backend", "typed, typed-checkpoint, typed-commit, faster, faster-checkpoint, faster-commit, memory, sqlite, sqlite-full, litedb, rocksdb, rocksdb-sync, zonetree, raw-faster, garnet, redis", "'lightningdb'"] },
         { ["--memory-size", "100m"], ["--memory-size", "power of two from 64k to 1t", "'100m'"] },
         { ["--memory-size", "32k"], ["--memory-size", "power of two from 64k to 1t", "'32k'"] },
         { ["--memory-size", "2t"], ["--memory-size", "power of two from 64k to 1t", "'2t'"] },
@@ -166,6 +186,17 @@ public class OptionParserTests
         { ["--disk-budget", "lots"], ["--disk-budget must be a size", "'lots'"] },
         { ["--wal-dir", ""], ["--wal-dir needs a directory path", "''"] },
         { ["--wal-dir", "/tmp/wal", "--backend", "typed-checkpoint"], ["--wal-dir", "typed-checkpoint backend keeps none", "typed-commit or faster-commit"] },
+        { ["--backend", "redis"], ["redis backend", "needs its address", "--endpoint host:port", "--backend garnet"] },
+        { ["--endpoint", "127.0.0.1:6379"], ["--endpoint", "typed backend connects to none", "--backend redis"] },
+        { ["--backend", "garnet", "--endpoint", "127.0.0.1:6379"], ["--endpoint", "garnet backend connects to none"] },
+        { ["--backend", "redis", "--endpoint", "localhost"], ["--endpoint must be host:port", "'localhost'"] },
+        { ["--backend", "redis", "--endpoint", ":6379"], ["--endpoint must be host:port", "':6379'"] },
+        { ["--backend", "redis", "--endpoint", "localhost:0"], ["--endpoint must be host:port", "1 to 65535", "'localhost:0'"] },
+        { ["--backend", "redis", "--endpoint", "localhost:65536"], ["--endpoint must be host:port", "'localhost:65536'"] },
+        { ["--backend", "redis", "--endpoint", "localhost:port"], ["--endpoint must be host:port", "'localhost:port'"] },
+        { ["--backend", "redis", "--endpoint", "::1:6379"], ["--endpoint must be host:port", "'::1:6379'"] },
+        { ["--backend", "redis", "--endpoint", "localhost:6379,password=x"], ["--endpoint must be host:port", "'localhost:6379,password=x'"] },
+        { ["--backend", "redis", "--endpoint", ""], ["--endpoint must be host:port", "''"] },
         { ["--verify=yes"], ["--verify takes no value", "'--verify=yes'"] },
         { ["--threads", "2", "--threads=3"], ["--threads is given twice", "'2'", "'3'"] },
     };

@@ -23,6 +23,7 @@ public class BatchTests
     [InlineData("faster", "D")]
     [InlineData("sqlite", "W")]
     [InlineData("sqlite", "A")]
+    [InlineData("garnet", "W")]
     public async Task ABatchRun_WritesEveryUpdateAndInsert_InBatchesOfExactlyN_AndReportsThem(string backend, string workload)
     {
         using var temp = new TempDirectory();
@@ -105,6 +106,8 @@ public class BatchTests
     [InlineData("litedb", "W")]
     [InlineData("rocksdb", "A")]
     [InlineData("rocksdb-sync", "W")]
+    [InlineData("garnet", "W")]
+    [InlineData("garnet", "D")]
     public async Task Verify_WithBatches_ChecksEveryRead_AndFindsNoMismatch(string backend, string workload)
     {
         // Every write of a batch gets its own version in the model: were one missed, the sweep would find

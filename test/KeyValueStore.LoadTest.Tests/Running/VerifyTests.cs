@@ -21,6 +21,7 @@ public class VerifyTests
         { "sqlite-full", "W" },
         { "litedb", "A" }, { "rocksdb", "A" }, { "rocksdb", "D" }, { "rocksdb-sync", "W" }, { "zonetree", "A" }, { "zonetree", "D" },
         { "raw-faster", "A" }, { "raw-faster", "D" },
+        { "garnet", "A" }, { "garnet", "D" }, { "garnet", "F" },
     };
 
     [Theory]
