@@ -19,9 +19,11 @@ internal static class FasterLogFactory
     public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles) Create(
         StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
     {
-        // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages.
-        // The wrapper keeps disposal from racing FASTER's background truncation (see TruncationSafeDevice).
-        IDevice segments = Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments);
+        // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages. A record's read
+        // the page cache can answer is answered at once (PageCacheFirstDevice). The outer wrapper keeps disposal from
+        // racing FASTER's background truncation (see TruncationSafeDevice).
+        IDevice segments = new PageCacheFirstDevice(
+            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
         IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files");
 
         // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.

@@ -1,0 +1,167 @@
+using System;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Tasks;
+using FASTER.core;
+using KeyValueStore.Engine;
+using KeyValueStore.Storage;
+using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace KeyValueStore.Tests.Storage;
+
+/// <summary>
+/// A record's read the page cache can answer completes before <c>ReadAsync</c> returns (<see cref="PageCacheFirstDevice"/>);
+/// every other read goes to the device under it, and every read returns the bytes on disk.
+/// </summary>
+public class PageCacheFirstDeviceTests
+{
+    private const int SegmentSizeBits = 20;
+
+    [Fact]
+    public void ARecordReadOfCachedBytes_CompletesBeforeReadAsyncReturns_WithTheBytesWritten()
+    {
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(4096, seed: 7);
+        Write(device, written, address: (1L << SegmentSizeBits) + 8192);
+
+        using var buffer = new AlignedBuffer(4096);
+        bool completedInside = false;
+        uint completedBytes = 0;
+        device.ReadAsync((ulong)((1L << SegmentSizeBits) + 8192), buffer.Pointer, 4096, (error, bytes, _) => { completedInside = error == 0; completedBytes = bytes; }, null!);
+
+        Assert.Equal(NonBlockingFileRead.MayBeSupported, completedInside);
+        if (completedInside)
+        {
+            Assert.Equal(4096u, completedBytes);
+            Assert.Equal(written, buffer.ToArray());
+            Assert.Equal(1, device.ReadsAnsweredNow);
+        }
+    }
+
+    [Fact]
+    public void ReadsLargerThanARecordsRead_AndReadsOfARemovedSegment_GoToTheDeviceUnderIt_AndReturnTheBytesOnDisk()
+    {
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] page = Pattern((int)PageCacheFirstDevice.LargestReadNow * 2, seed: 3);
+        Write(device, page, address: 0);
+
+        using var buffer = new AlignedBuffer(page.Length);
+        Assert.Equal(0u, ReadAndWait(device, 0, buffer));
+        Assert.Equal(page, buffer.ToArray());
+        Assert.Equal(0, device.ReadsAnsweredNow);
+        Assert.Equal(1, device.ReadsPassedOn);
+
+        // A segment FASTER removed: the page cache's handle is closed with it, and the read is the device's to answer.
+        Write(device, page[..4096], address: 1L << SegmentSizeBits);
+        device.RemoveSegment(0);
+        using var small = new AlignedBuffer(4096);
+        _ = ReadAndWait(device, 1L << SegmentSizeBits, small);
+        Assert.Equal(page[..4096], small.ToArray());
+        ReadAndWait(device, 0, small);
+        Assert.Equal(NonBlockingFileRead.MayBeSupported ? 1 : 0, device.ReadsAnsweredNow);
+        Assert.Equal(NonBlockingFileRead.MayBeSupported ? 2 : 3, device.ReadsPassedOn);
+    }
+
+    [Fact]
+    public async Task AStoresReadsOfRecordsOnDisk_AreAnsweredFromThePageCache_AndReturnEveryValue()
+    {
+        using var temp = new TempDirectory();
+        PageCacheFirstDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role == DeviceRole.HybridLog)
+                {
+                    segments = inner as PageCacheFirstDevice;
+                }
+
+                return inner;
+            },
+        };
+        await using FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        const int Records = 5_000;
+        for (int i = 0; i < Records; i++)
+        {
+            await store.UpsertAsync(BitConverter.GetBytes(i), Pattern(100, seed: i));
+        }
+
+        for (int i = 0; i < Records; i++)
+        {
+            (bool found, PooledBuffer value) = await store.ReadAsync(BitConverter.GetBytes(i));
+            Assert.True(found);
+            Assert.Equal(Pattern(100, seed: i), value.Span.ToArray());
+        }
+
+        Assert.NotNull(segments);
+        if (NonBlockingFileRead.MayBeSupported)
+        {
+            Assert.True(segments.ReadsAnsweredNow > Records / 2, $"{segments.ReadsAnsweredNow} of the reads were answered from the page cache, {segments.ReadsPassedOn} passed on");
+        }
+    }
+
+    private static PageCacheFirstDevice Open(string directory)
+    {
+        var device = new PageCacheFirstDevice(Devices.CreateLogDevice(Path.Combine(directory, "segments.log"), preallocateFile: false, deleteOnClose: true));
+        device.Initialize(1L << SegmentSizeBits);
+        return device;
+    }
+
+    private static void Write(IDevice device, byte[] bytes, long address)
+    {
+        using var buffer = new AlignedBuffer(bytes.Length);
+        Marshal.Copy(bytes, 0, buffer.Pointer, bytes.Length);
+        using var done = new ManualResetEventSlim();
+        uint error = 0;
+        device.WriteAsync(buffer.Pointer, (ulong)address, (uint)bytes.Length, (e, _, _) => { error = e; done.Set(); }, null!);
+        Assert.True(done.Wait(TimeSpan.FromSeconds(30)), "the write completed");
+        Assert.Equal(0u, error);
+    }
+
+    private static uint ReadAndWait(IDevice device, long address, AlignedBuffer buffer)
+    {
+        using var done = new ManualResetEventSlim();
+        uint error = 0;
+        device.ReadAsync((ulong)address, buffer.Pointer, (uint)buffer.Length, (e, _, _) => { error = e; done.Set(); }, null!);
+        Assert.True(done.Wait(TimeSpan.FromSeconds(30)), "the read completed");
+        return error;
+    }
+
+    private static byte[] Pattern(int length, int seed)
+    {
+        var bytes = new byte[length];
+        new Random(seed).NextBytes(bytes);
+        return bytes;
+    }
+
+    /// <summary>Sector-aligned unmanaged memory, as FASTER hands a device.</summary>
+    private sealed class AlignedBuffer : IDisposable
+    {
+        private const int Alignment = 4096;
+        private readonly IntPtr _allocation;
+
+        public AlignedBuffer(int length)
+        {
+            Length = length;
+            _allocation = Marshal.AllocHGlobal(length + Alignment);
+            Pointer = (IntPtr)(((long)_allocation + Alignment - 1) & ~(long)(Alignment - 1));
+        }
+
+        public IntPtr Pointer { get; }
+
+        public int Length { get; }
+
+        public byte[] ToArray()
+        {
+            var bytes = new byte[Length];
+            Marshal.Copy(Pointer, bytes, 0, Length);
+            return bytes;
+        }
+
+        public void Dispose() => Marshal.FreeHGlobal(_allocation);
+    }
+}
