@@ -53,15 +53,14 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     /// <exception cref="InvalidStoreOptionsException">The options are invalid; every problem is listed.</exception>
     /// <exception cref="SerializationFailedException">MessagePack cannot serialize <typeparamref name="TKey"/> or <typeparamref name="TValue"/>.</exception>
     public RedisKVStore(IConnectionMultiplexer connection, RedisKVStoreOptions? options = null)
-        : this(connection, options ?? new RedisKVStoreOptions(), ownsConnection: false)
+        : this(connection, options ??= new RedisKVStoreOptions(), SerializerFor(options, needsConfiguration: false).Serializer, ownsConnection: false)
     {
     }
 
-    private RedisKVStore(IConnectionMultiplexer connection, RedisKVStoreOptions options, bool ownsConnection)
+    private RedisKVStore(IConnectionMultiplexer connection, RedisKVStoreOptions options, RecordSerializer<TKey, TValue> serializer, bool ownsConnection)
     {
         ArgumentNullException.ThrowIfNull(connection);
-        RedisKVStoreOptionsValidator.Validate(options, needsConfiguration: false);
-        _serializer = new RecordSerializer<TKey, TValue>(options.MessagePackSerializerOptions, options.ValueCompressionThresholdBytes, options.MaxValueBytes);
+        _serializer = serializer;
         _connection = connection;
         _ownsConnection = ownsConnection;
         IDatabase database = connection.GetDatabase(options.Database);
@@ -80,9 +79,8 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     public static async Task<RedisKVStore<TKey, TValue>> ConnectAsync(RedisKVStoreOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        ConfigurationOptions configuration = RedisKVStoreOptionsValidator.Validate(options, needsConfiguration: true)!;
-        _ = new RecordSerializer<TKey, TValue>(options.MessagePackSerializerOptions, options.ValueCompressionThresholdBytes, options.MaxValueBytes);
-        Task<ConnectionMultiplexer> connecting = ConnectionMultiplexer.ConnectAsync(configuration);
+        (ConfigurationOptions? configuration, RecordSerializer<TKey, TValue> serializer) = SerializerFor(options, needsConfiguration: true);
+        Task<ConnectionMultiplexer> connecting = ConnectionMultiplexer.ConnectAsync(configuration!);
         ConnectionMultiplexer connection;
         try
         {
@@ -98,8 +96,13 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
             throw new StoreUnavailableException("connect", writeMayHaveApplied: false, e);
         }
 
-        return new RedisKVStore<TKey, TValue>(connection, options, ownsConnection: true);
+        return new RedisKVStore<TKey, TValue>(connection, options, serializer, ownsConnection: true);
     }
+
+    /// <summary>Checks the options (every problem at once) and builds the serializer, before anything connects.</summary>
+    private static (ConfigurationOptions? Configuration, RecordSerializer<TKey, TValue> Serializer) SerializerFor(RedisKVStoreOptions options, bool needsConfiguration) =>
+        (RedisKVStoreOptionsValidator.Validate(options, needsConfiguration),
+         new RecordSerializer<TKey, TValue>(options.MessagePackSerializerOptions, options.ValueCompressionThresholdBytes, options.MaxValueBytes));
 
     /// <summary>Gets the connection the store runs on.</summary>
     public IConnectionMultiplexer Connection => _connection;

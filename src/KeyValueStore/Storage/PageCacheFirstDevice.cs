@@ -173,6 +173,8 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         }
         catch (UnauthorizedAccessException)
         {
+            // The files cannot be opened again for reading here: every read takes the device's own path from now on.
+            Volatile.Write(ref _unsupported, 1);
             return null;
         }
 
