@@ -67,6 +67,66 @@ public class PageCacheFirstDeviceTests
     }
 
     [Fact]
+    public void ReadsRacingTheRemovalOfTheirSegment_EachCompleteOnce_WithTheBytesOnDiskOrAnError_AndNeverThrow()
+    {
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(4096, seed: 11);
+        Write(device, written, address: 0);
+        int completions = 0;
+        int wrongBytes = 0;
+        int issued = 0;
+        var failures = new System.Collections.Concurrent.ConcurrentQueue<Exception>();
+        using var stop = new CancellationTokenSource();
+        var readers = new Thread[4];
+        for (int r = 0; r < readers.Length; r++)
+        {
+            readers[r] = new Thread(() =>
+            {
+                try
+                {
+                    using var buffer = new AlignedBuffer(4096);
+                    while (!stop.IsCancellationRequested)
+                    {
+                        using var done = new ManualResetEventSlim();
+                        uint error = 0;
+                        device.ReadAsync(0UL, buffer.Pointer, 4096, (e, _, _) => { error = e; Interlocked.Increment(ref completions); done.Set(); }, null!);
+                        Interlocked.Increment(ref issued);
+                        if (!done.Wait(TimeSpan.FromSeconds(30)))
+                        {
+                            throw new TimeoutException("a read did not complete");
+                        }
+
+                        if (error == 0 && !buffer.ToArray().AsSpan().SequenceEqual(written))
+                        {
+                            Interlocked.Increment(ref wrongBytes);
+                        }
+                    }
+                }
+                catch (Exception e)
+                {
+                    failures.Enqueue(e);
+                }
+            });
+            readers[r].Start();
+        }
+
+        Thread.Sleep(100);
+        device.RemoveSegment(0);
+        Thread.Sleep(100);
+        stop.Cancel();
+        foreach (Thread reader in readers)
+        {
+            reader.Join();
+        }
+
+        Assert.Empty(failures);
+        Assert.Equal(Volatile.Read(ref issued), Volatile.Read(ref completions));
+        Assert.True(device.ReadsAnsweredNow > 0 || !NonBlockingFileRead.MayBeSupported, "reads were answered from the cache before the removal");
+        Assert.Equal(0, wrongBytes);
+    }
+
+    [Fact]
     public async Task AStoresReadsOfRecordsOnDisk_AreAnsweredFromThePageCache_AndReturnEveryValue()
     {
         using var temp = new TempDirectory();
