@@ -6,33 +6,9 @@ using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.Tests.TypedStore;
 
-/// <summary>Atomic batches and the bank invariant on the embedded store from disk and across a reopen; what every store does is in the conformance suite.</summary>
+/// <summary>A batch's write limit, and the bank invariant on the embedded store from disk and across a reopen; what every store does with batches is in the conformance suite.</summary>
 public class TypedBatchTests
 {
-    [Fact]
-    public async Task ApplyBatchAsync_AppliesEveryWriteInOrder_SoTheLastWriteOfAKeyWins()
-    {
-        using var temp = new TempDirectory();
-        await using var store = TypedStores.Open<string, Label>(TypedStores.LowMemory(temp.Path));
-        await store.UpsertAsync("gone", new Label("old", 0));
-
-        await store.ApplyBatchAsync(new WriteBatch<string, Label>()
-            .Upsert("a", new Label("first", 1))
-            .Upsert("b", new Label("b", 1))
-            .Delete("gone")
-            .Upsert("a", new Label("last", 2)));
-
-        IReadOnlyList<ReadResult<Label>> read = await store.ReadManyAsync(["a", "b", "gone", "never"]);
-        Assert.Equal(
-            [
-                new ReadResult<Label>(KeyStatus.Found, new Label("last", 2)),
-                new ReadResult<Label>(KeyStatus.Found, new Label("b", 1)),
-                default,
-                default,
-            ],
-            read);
-    }
-
     [Fact]
     public void AWriteBatch_RefusesItsWrite65536_AndANullKey()
     {
