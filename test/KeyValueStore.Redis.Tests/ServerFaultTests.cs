@@ -56,16 +56,27 @@ public sealed class ServerFaultTests
         Assert.Equal(-1, (await store.ReadAsync(-1)).Value);
     }
 
-    [Fact]
-    public async Task AReadWhileTheServerRestarts_IsRetried_AndReturnsTheValue()
+    [Theory]
+    [InlineData(20)]
+    [InlineData(0)]
+    public async Task AReadThatTimesOutWhileTheServerIsDown_IsRetried_AndAnswersOnceItIsBack_UnlessRetriesAreOff(int readRetries)
     {
         using var garnet = new GarnetProcess();
-        var options = new RedisKVStoreOptions { Configuration = garnet.Configuration, ReadRetries = 20 };
+        var options = new RedisKVStoreOptions { Configuration = garnet.Configuration, ReadRetries = readRetries };
         await using RedisKVStore<int, int> store = await RedisKVStore<int, int>.ConnectAsync(options);
         garnet.Stop();
         Task<ReadResult<int>> reading = store.ReadAsync(1).AsTask();
-        await Task.Delay(500);
+
+        // Down for longer than the 2-second asyncTimeout: the first attempt times out before the server is back.
+        await Task.Delay(TimeSpan.FromSeconds(3));
         garnet.Start();
+
+        if (readRetries == 0)
+        {
+            StoreUnavailableException timedOut = await Assert.ThrowsAsync<StoreUnavailableException>(() => reading.WaitAsync(TimeSpan.FromSeconds(60)));
+            Assert.False(timedOut.WriteMayHaveApplied);
+            return;
+        }
 
         // The restarted server is empty (no persistence configured): the retried read finds nothing, and says so.
         Assert.Equal(KeyStatus.NotFound, (await reading.WaitAsync(TimeSpan.FromSeconds(60))).Status);
