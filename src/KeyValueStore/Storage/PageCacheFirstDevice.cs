@@ -46,27 +46,19 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
     public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
     {
         long segmentSize = SegmentSize;
-        if (segmentSize > 0
-            && TryReadNow((int)((long)alignedSourceAddress / segmentSize), (long)alignedSourceAddress % segmentSize, alignedDestinationAddress, aligned_read_length))
+        if (segmentSize <= 0
+            || !AnsweredNow((int)((long)alignedSourceAddress / segmentSize), (long)alignedSourceAddress % segmentSize, alignedDestinationAddress, aligned_read_length, callback, context))
         {
-            callback(0, aligned_read_length, context);
-            return;
+            Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
         }
-
-        Interlocked.Increment(ref _readsPassedOn);
-        Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
     }
 
     public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
     {
-        if (TryReadNow(segmentId, (long)sourceAddress, destinationAddress, readLength))
+        if (!AnsweredNow(segmentId, (long)sourceAddress, destinationAddress, readLength, callback, context))
         {
-            callback(0, readLength, context);
-            return;
+            Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
         }
-
-        Interlocked.Increment(ref _readsPassedOn);
-        Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
     }
 
     public override void RemoveSegment(int segment)
@@ -110,6 +102,19 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         Volatile.Write(ref _unsupported, 1);
         CloseBelow(int.MaxValue);
         Inner.Dispose();
+    }
+
+    /// <summary>Reads from the page cache and completes the read at once; false, counted as passed on, when the device must read it.</summary>
+    private bool AnsweredNow(int segment, long offset, IntPtr destination, uint length, DeviceIOCompletionCallback callback, object context)
+    {
+        if (!TryReadNow(segment, offset, destination, length))
+        {
+            Interlocked.Increment(ref _readsPassedOn);
+            return false;
+        }
+
+        callback(0, length, context);
+        return true;
     }
 
     private bool TryReadNow(int segment, long offset, IntPtr destination, uint length)
