@@ -263,10 +263,10 @@ internal sealed partial class FasterRecordStore
     {
         if (write.IsDelete)
         {
-            var deleted = await WaitForWriteAsync(session, PinnedRecord.DeleteAsync(session, write.Key.Span)).ConfigureAwait(false);
+            var deleted = await WaitForIssuedAsync(session, PinnedRecord.DeleteAsync(session, write.Key.Span)).ConfigureAwait(false);
             while (deleted.Status.IsPending)
             {
-                deleted = await WaitForWriteAsync(session, deleted.CompleteAsync()).ConfigureAwait(false);
+                deleted = await WaitForIssuedAsync(session, deleted.CompleteAsync()).ConfigureAwait(false);
             }
 
             return;
@@ -282,10 +282,10 @@ internal sealed partial class FasterRecordStore
 
         try
         {
-            var upserted = await WaitForWriteAsync(session, PinnedRecord.UpsertAsync(session, write.Key.Span, stored.Span)).ConfigureAwait(false);
+            var upserted = await WaitForIssuedAsync(session, PinnedRecord.UpsertAsync(session, write.Key.Span, stored.Span)).ConfigureAwait(false);
             while (upserted.Status.IsPending)
             {
-                upserted = await WaitForWriteAsync(session, upserted.CompleteAsync()).ConfigureAwait(false);
+                upserted = await WaitForIssuedAsync(session, upserted.CompleteAsync()).ConfigureAwait(false);
             }
         }
         finally

@@ -45,7 +45,8 @@ internal sealed partial class FasterRecordStore
     /// Reads a key in <paramref name="session"/>. A read that finds nothing while the log's begin address moved is read
     /// again: FASTER 2.6.5 reports a record as not found when a compaction moves the begin address past it while the read
     /// waits for the disk (<c>ContinuePendingRead</c> gives up on an address below the begin address), though the
-    /// compaction copied the live record to the tail first. Only reads that find nothing pay for the check.
+    /// compaction copied the live record to the tail first. Only reads that find nothing pay for the check. A read
+    /// waiting on the disk ends with the store's fault as soon as the store faults (<see cref="WaitForIssuedAsync"/>).
     /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<(bool Found, PooledBuffer Value)> ReadInSessionAsync(StoreSession session, ReadOnlyMemory<byte> key)
@@ -55,7 +56,7 @@ internal sealed partial class FasterRecordStore
             long beginAddress = FasterKV.Log.BeginAddress;
             if (!PinnedRecord.TryRead(session, key.Span, locate: false, out Status status, out PooledBuffer read))
             {
-                (status, read) = await _epochNudger.WaitAsync(PendingRead.CompleteAsync(session)).ConfigureAwait(false);
+                (status, read) = await WaitForIssuedAsync(session, PendingRead.CompleteAsync(session)).ConfigureAwait(false);
             }
 
             (bool found, PooledBuffer value, bool sealBroken) = OpenReadResult(key.Span, status, read);

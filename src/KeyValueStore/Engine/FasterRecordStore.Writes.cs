@@ -55,10 +55,10 @@ internal sealed partial class FasterRecordStore
             {
                 using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
                 _fault.ThrowIfFaulted();
-                var result = await WaitForWriteAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
+                var result = await WaitForIssuedAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
-                    result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
+                    result = await WaitForIssuedAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
                 }
 
                 applied = true;
@@ -101,10 +101,10 @@ internal sealed partial class FasterRecordStore
         {
             using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
             _fault.ThrowIfFaulted();
-            var result = await WaitForWriteAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
+            var result = await WaitForIssuedAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
             while (result.Status.IsPending)
             {
-                result = await WaitForWriteAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
+                result = await WaitForIssuedAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
             }
 
             applied = true;
@@ -123,25 +123,5 @@ internal sealed partial class FasterRecordStore
 
         Compactor.NoteWrite();
         return found;
-    }
-
-    /// <summary>Awaits a write issued to FASTER; if the disk fails meanwhile, gives up on it and its session (<see cref="EpochNudger.WaitAsync{T}(ValueTask{T}, StoreFault?)"/>).</summary>
-    /// <remarks>Not an async method: a write FASTER completed at once, nearly every one, passes without two state machines.</remarks>
-    /// <exception cref="StoreFaultedException">The store's disk failed while the write waited.</exception>
-    private ValueTask<T> WaitForWriteAsync<T>(StoreSession session, ValueTask<T> operation) =>
-        operation.IsCompletedSuccessfully ? new ValueTask<T>(operation.Result) : WaitForPendingWriteAsync(session, operation);
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<T> WaitForPendingWriteAsync<T>(StoreSession session, ValueTask<T> operation)
-    {
-        try
-        {
-            return await _epochNudger.WaitAsync(operation, _fault).ConfigureAwait(false);
-        }
-        catch (StoreFaultedException)
-        {
-            _sessions.Abandon(session);
-            throw;
-        }
     }
 }

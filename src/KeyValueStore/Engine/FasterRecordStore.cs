@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Compaction;
@@ -128,6 +129,30 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         long segment = address >> _segmentSizeBits;
         string segmentFile = _log.Layout?.SegmentPath(segment) ?? $"segment {segment} of the supplied FasterKV's device";
         return new ValueChecksumMismatchException(address, segmentFile, address & ((1L << _segmentSizeBits) - 1));
+    }
+
+    /// <summary>
+    /// Awaits an operation issued to FASTER in <paramref name="session"/>. If the disk fails meanwhile, gives up on it
+    /// and its session (<see cref="EpochNudger.WaitAsync{T}(ValueTask{T}, StoreFault?)"/>): a failed disk may never
+    /// answer, and the caller, and the store's dispose behind it, must not wait for it.
+    /// </summary>
+    /// <remarks>Not an async method: an operation FASTER completed at once, nearly every one, passes without two state machines.</remarks>
+    /// <exception cref="StoreFaultedException">The store's disk failed while the operation waited.</exception>
+    private ValueTask<T> WaitForIssuedAsync<T>(StoreSession session, ValueTask<T> operation) =>
+        operation.IsCompletedSuccessfully ? new ValueTask<T>(operation.Result) : WaitForPendingAsync(session, operation);
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<T> WaitForPendingAsync<T>(StoreSession session, ValueTask<T> operation)
+    {
+        try
+        {
+            return await _epochNudger.WaitAsync(operation, _fault).ConfigureAwait(false);
+        }
+        catch (StoreFaultedException)
+        {
+            _sessions.Abandon(session);
+            throw;
+        }
     }
 
     /// <summary>A new FASTER session with this store's callbacks.</summary>

@@ -275,6 +275,60 @@ public class DiskFailureTests
     }
 
     /// <summary>
+    /// A disk that fails may also stop answering: a read already waiting on it must end with the store's fault once
+    /// the store knows of it, not wait for an answer that may never come (and keep its caller and the store's dispose
+    /// waiting with it).
+    /// </summary>
+    [Fact]
+    public async Task AReadWaitingOnTheDisk_WhenTheStoreFaults_ThrowsStoreFaulted_WithoutWaitingForTheDisk()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.None);
+        FaultInjectingDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
+        };
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        for (int i = 0; i < 3_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        // Key 0 lives only in a segment file: its read waits on the (held) disk.
+        segments!.HoldReads();
+        Task<byte[]?> waiting = ReadAsync(store, 0);
+        await Eventually.TrueAsync(() => segments.HeldReads > 0, () => "the read never reached the disk");
+        Assert.False(waiting.IsCompleted);
+
+        segments.FailWrites(FaultInjectingDevice.InputOutputError);
+        bool faulted = false;
+        for (int next = 3_000; next < 23_000 && !faulted; next++)
+        {
+            try
+            {
+                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
+            }
+            catch (StoreFaultedException)
+            {
+                faulted = true;
+            }
+        }
+
+        Assert.True(faulted, "the failing segment files never faulted the store");
+        try
+        {
+            await Assert.ThrowsAsync<StoreFaultedException>(() => waiting.WaitAsync(HangLimit));
+        }
+        finally
+        {
+            segments.ReleaseReads();
+        }
+
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+    }
+
+    /// <summary>
     /// FASTER 2.6.5 logs a failed write of a checkpoint's files and carries on: the checkpoint "completes", and the
     /// previous one, the only complete checkpoint on disk, is deleted. The store must fail the checkpoint and keep
     /// the previous one.
