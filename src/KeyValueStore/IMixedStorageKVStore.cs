@@ -108,6 +108,7 @@ public interface IMixedStorageKVStore<TKey, TValue> : IDisposable, IAsyncDisposa
 
     /// <summary>Takes a checkpoint now; completes once everything written before the call is on disk.</summary>
     /// <exception cref="StoreNotDurableException">The store's durability is <see cref="DurabilityMode.None"/>.</exception>
+    /// <exception cref="StoreFaultedException">The store's disk failed, now or before, or the storage engine failed inside the checkpoint: the store refuses every operation from then on, and a reopen recovers what was promised before the failure.</exception>
     /// <exception cref="ObjectDisposedException">The store has been disposed.</exception>
     ValueTask CheckpointAsync(CancellationToken cancellationToken = default);
 }

@@ -329,6 +329,68 @@ public class DiskFailureTests
     }
 
     /// <summary>
+    /// A device that throws out of a checkpoint's write (a defect, not an I/O error it reports) leaves FASTER's
+    /// checkpoint state machine where it stopped: the exception reached the caller as it was, and every later
+    /// checkpoint, the close's included, waited for that one forever. The store must fault instead, with its typed
+    /// exception, and a reopen must hold what the store promised before.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AnExceptionThrownOutOfACheckpoint_FaultsTheStore_NothingHangs_AndAReopenHasWhatWasPromised(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        Exception? thrownByNewDevices = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            // Each checkpoint opens devices of its own.
+            WrapDevice = (inner, role) =>
+            {
+                if (role != DeviceRole.Checkpoint)
+                {
+                    return inner;
+                }
+
+                var device = new FaultInjectingDevice(inner);
+                device.ThrowFromWrites(thrownByNewDevices);
+                return device;
+            },
+        };
+        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        for (int i = 0; i < 200; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 200));
+        }
+
+        await store.CheckpointAsync();
+        for (int i = 0; i < 200; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 2, 200));
+        }
+
+        var defect = new InvalidOperationException("a defect in the checkpoint device");
+        thrownByNewDevices = defect;
+        var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+
+        Assert.Contains("checkpoint", error.Message, StringComparison.Ordinal);
+        Assert.Contains(defect.Message, error.Message, StringComparison.Ordinal);
+        Assert.Same(defect, error.InnerException);
+        thrownByNewDevices = null;
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 3)).AsTask().WaitAsync(HangLimit));
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        // Checkpoint mode promised the last complete checkpoint; Commit mode every acknowledged write.
+        int promised = mode == DurabilityMode.Commit ? 2 : 1;
+        await using var reopened = StoreFactory.Open(options);
+        for (int i = 0; i < 200; i++)
+        {
+            Assert.Equal(Value(i, promised, 200), await ReadAsync(reopened, i));
+        }
+    }
+
+    /// <summary>
     /// FASTER 2.6.5 logs a failed write of a checkpoint's files and carries on: the checkpoint "completes", and the
     /// previous one, the only complete checkpoint on disk, is deleted. The store must fail the checkpoint and keep
     /// the previous one.

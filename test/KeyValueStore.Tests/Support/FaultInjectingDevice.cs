@@ -8,7 +8,7 @@ namespace KeyValueStore.Tests.Support;
 /// <summary>
 /// A device that passes everything to the real one until told to fail: then every write completes with an I/O error
 /// (EIO, or ENOSPC for a full disk) and reaches no file, as a failing disk's would. It can also hold writes or reads
-/// back, as a slow disk would, until released.
+/// back, as a slow disk would, until released, or throw from its writes, as a device with a defect would.
 /// </summary>
 internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inner)
 {
@@ -25,12 +25,16 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private uint _readError;
     private long _failedWrites;
     private bool _holding;
+    private Exception? _thrownFromWrites;
 
     /// <summary>Gets the writes failed so far.</summary>
     public long FailedWrites => Interlocked.Read(ref _failedWrites);
 
     /// <summary>From now on every write fails with <paramref name="error"/>; 0 lets writes through again.</summary>
     public void FailWrites(uint error) => Volatile.Write(ref _writeError, error);
+
+    /// <summary>From now on every write throws <paramref name="exception"/> to its caller, FASTER; null lets writes through again.</summary>
+    public void ThrowFromWrites(Exception? exception) => Volatile.Write(ref _thrownFromWrites, exception);
 
     /// <summary>From now on every read completes with <paramref name="error"/> and reads nothing; 0 lets reads through again.</summary>
     public void FailReads(uint error) => Volatile.Write(ref _readError, error);
@@ -190,6 +194,11 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     private bool Failed(DeviceIOCompletionCallback callback, object context)
     {
+        if (Volatile.Read(ref _thrownFromWrites) is { } exception)
+        {
+            throw exception;
+        }
+
         uint error = Volatile.Read(ref _writeError);
         if (error == 0)
         {

@@ -143,7 +143,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         await _oneAtATime.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            await TakeCheckpointAsync(reason, _writeAheadLog).ConfigureAwait(false);
+            await TakeCheckpointOrFaultAsync(reason, _writeAheadLog).ConfigureAwait(false);
         }
         finally
         {
@@ -168,7 +168,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         try
         {
             _store.CommitCookie = null;
-            await TakeCheckpointAsync("write-ahead log retired", writeAheadLog: null).ConfigureAwait(false);
+            await TakeCheckpointOrFaultAsync("write-ahead log retired", writeAheadLog: null).ConfigureAwait(false);
         }
         finally
         {
@@ -281,6 +281,27 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="reason">Named in the log.</param>
     /// <param name="writeAheadLog">The log whose position the checkpoint records, or null.</param>
     /// <exception cref="StoreFaultedException">The store's disk failed before or while the checkpoint ran.</exception>
+    /// <summary>
+    /// Takes a checkpoint; whatever the engine throws out of it, rather than report through its devices, faults the
+    /// store. FASTER's checkpoint state machine stays in the phase it stopped in, so no later checkpoint could start
+    /// (each would wait for this one forever) and nothing written from now on could be made durable. As on a failed
+    /// disk, the store then refuses every operation, and a reopen recovers the last recorded checkpoint (in Commit
+    /// mode with the write-ahead log's acknowledged writes).
+    /// </summary>
+    /// <exception cref="StoreFaultedException">The checkpoint failed, now or before.</exception>
+    private async Task TakeCheckpointOrFaultAsync(string reason, WriteAheadLog? writeAheadLog)
+    {
+        try
+        {
+            await TakeCheckpointAsync(reason, writeAheadLog).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
+        {
+            _fault.Report("checkpoint, inside the storage engine,", e);
+            throw _fault.ToException();
+        }
+    }
+
     private async Task TakeCheckpointAsync(string reason, WriteAheadLog? writeAheadLog)
     {
         _fault.ThrowIfFaulted();
