@@ -169,7 +169,7 @@ internal sealed class LogCompactor : IAsyncDisposable
         {
             if (_budget.CannotMakeRoom || _timer is null)
             {
-                throw new LogDiskBudgetExceededException(LogBytes, _budget.Bytes, _policy.LiveBytesEstimate, _budget.IsExhausted);
+                throw new LogDiskBudgetExceededException(LogBytes, _budget.Bytes, _policy.LiveBytesEstimate, ShortfallNow());
             }
 
             if (Volatile.Read(ref _disposed) != 0)
@@ -187,6 +187,11 @@ internal sealed class LogCompactor : IAsyncDisposable
             cancellationToken.ThrowIfCancellationRequested();
         }
     }
+
+    private LogDiskBudgetExceededException.Shortfall ShortfallNow() =>
+        _budget.IsExhausted ? LogDiskBudgetExceededException.Shortfall.LiveDataFillsTheBudget
+        : _timer is null ? LogDiskBudgetExceededException.Shortfall.CompactionNotScheduled
+        : LogDiskBudgetExceededException.Shortfall.CompactionGaveNoRoom;
 
     /// <summary>
     /// Runs one scheduled step now: measure the log, then skip, or compact the oldest part of it in passes until it is

@@ -10,8 +10,8 @@ namespace KeyValueStore;
 /// </remarks>
 public sealed class LogDiskBudgetExceededException : KeyValueStoreException
 {
-    internal LogDiskBudgetExceededException(long logBytes, long budgetBytes, long? liveBytesEstimate, bool liveDataFillsTheBudget)
-        : base(MessageFor(logBytes, budgetBytes, liveBytesEstimate, liveDataFillsTheBudget))
+    internal LogDiskBudgetExceededException(long logBytes, long budgetBytes, long? liveBytesEstimate, Shortfall why)
+        : base(MessageFor(logBytes, budgetBytes, liveBytesEstimate, why))
     {
         LogBytes = logBytes;
         BudgetBytes = budgetBytes;
@@ -27,12 +27,29 @@ public sealed class LogDiskBudgetExceededException : KeyValueStoreException
     /// <summary>Gets compaction's latest estimate of the log's live bytes, or null before its first pass.</summary>
     public long? LiveBytesEstimate { get; }
 
-    private static string MessageFor(long logBytes, long budgetBytes, long? liveBytesEstimate, bool liveDataFillsTheBudget)
+    /// <summary>Why compaction could not make room.</summary>
+    internal enum Shortfall
+    {
+        /// <summary>The live data fills the budget: compaction has nothing to give back.</summary>
+        LiveDataFillsTheBudget,
+
+        /// <summary>Compaction ran, or was asked to, several times in a row and gave no room back.</summary>
+        CompactionGaveNoRoom,
+
+        /// <summary>No compaction is scheduled, so nothing makes room (the options validator refuses this shape).</summary>
+        CompactionNotScheduled,
+    }
+
+    private static string MessageFor(long logBytes, long budgetBytes, long? liveBytesEstimate, Shortfall shortfall)
     {
         string live = liveBytesEstimate is long estimate ? $" About {estimate} bytes of it are live records." : string.Empty;
-        string why = liveDataFillsTheBudget
-            ? "compaction cannot bring it back under: the live data fills the budget."
-            : "compaction gave no room back in several attempts in a row (the store's log says why).";
+        string why = shortfall switch
+        {
+            Shortfall.LiveDataFillsTheBudget => "compaction cannot bring it back under: the live data fills the budget.",
+            Shortfall.CompactionNotScheduled => $"no compaction is scheduled to bring it back under ({nameof(MixedStorageKVStoreOptions)}."
+                + $"{nameof(MixedStorageKVStoreOptions.TimeBetweenLogCompactionsMS)} must be positive with a budget).",
+            _ => "compaction gave no room back in several attempts in a row (the store's log says why).",
+        };
         return $"The store's log holds {logBytes} bytes, at its budget of {budgetBytes} bytes ({nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.LogDiskBudgetBytes)}), and {why}{live} "
             + "This write was refused and nothing was written; everything stored before is still there. Delete keys you no longer need "
             + "(the next write asks compaction for their room), or open the store with a larger budget.";

@@ -8,6 +8,7 @@ using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
 using KeyValueStore.Tests.TypedStore;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Compaction;
 
@@ -75,6 +76,42 @@ public class LogDiskBudgetTests
             Assert.True(value.Span.SequenceEqual(Value(key, Rounds - 1)), $"key {key} holds another value");
             value.Return();
         }
+    }
+
+    /// <summary>
+    /// The engine opened with a budget and no scheduled compaction (the options validator refuses that shape, but the
+    /// engine can be built so): a write past the budget is refused at once, and the message says why, not that
+    /// compaction tried and failed.
+    /// </summary>
+    [Fact]
+    public async Task WithNoCompactionScheduled_AWritePastTheBudget_IsRefused_SayingNoCompactionIsScheduled()
+    {
+        using var temp = new TempDirectory();
+        StoreSettings settings = StoreSettingsValidator.Validate(Budgeted(temp.Path, Budget)) with { TimeBetweenLogCompactions = null };
+        await using FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+
+        LogDiskBudgetExceededException? refused = null;
+        int written = 0;
+        for (; written < 10_000 && refused is null; written++)
+        {
+            try
+            {
+                await store.UpsertAsync(BitConverter.GetBytes(written), Value(written, 0)).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+            }
+            catch (LogDiskBudgetExceededException e)
+            {
+                refused = e;
+            }
+        }
+
+        Assert.NotNull(refused);
+        Assert.Contains("no compaction is scheduled", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("TimeBetweenLogCompactionsMS", refused.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("several attempts", refused.Message, StringComparison.Ordinal);
+        (bool found, PooledBuffer value) = await store.ReadAsync(BitConverter.GetBytes(0));
+        Assert.True(found);
+        Assert.Equal(Value(0, 0), value.Memory.ToArray());
+        value.Return();
     }
 
     [Fact]
