@@ -130,7 +130,17 @@ internal sealed class WriteAheadLogSite
     {
         if (StartsNew && !_recorded)
         {
-            _directories.Flush(Path.GetDirectoryName(Directory)!);
+            string parent = Path.GetDirectoryName(Directory)!;
+            try
+            {
+                _directories.Flush(parent);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // The log's directory, not the store's, is what to fix (the store opener names the store's for an IOException).
+                throw new LogDirectoryUnavailableException(parent, e, nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory));
+            }
+
             _manifest.WriteAtomically(_manifestPath, _directories);
             _recorded = true;
         }

@@ -6,6 +6,7 @@ using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
 using static KeyValueStore.Tests.Durability.DurableStores;
 
 namespace KeyValueStore.Tests.Durability.WriteAhead;
@@ -255,6 +256,42 @@ public class WriteAheadLogDirectoryTests
         var error = Assert.Throws<LogDirectoryUnavailableException>(() => StoreFactory.Open(CommitOptions(Path.Combine(home.Path, "store"), notADirectory)));
 
         Assert.Contains(nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory), error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// A new log elsewhere is recorded only after the directory holding it is flushed. When that flush fails, the error
+    /// must name that directory and its option, not the store's directory and LogDirectory.
+    /// </summary>
+    [Fact]
+    public async Task AFailedFlushOfTheDirectoryHoldingANewLogElsewhere_NamesThatDirectory_AndWriteAheadLogDirectory()
+    {
+        using var home = new TempDirectory();
+        using var walHome = new TempDirectory();
+        string walParent = Path.GetFullPath(walHome.Path).TrimEnd(Path.DirectorySeparatorChar);
+        StoreSettings settings = StoreSettingsValidator.Validate(CommitOptions(home.Path, walHome.Path)) with { Directories = new FailingFlushOf(walParent) };
+
+        var error = Assert.Throws<LogDirectoryUnavailableException>(() => StoreOpener.Open(settings, NullLogger.Instance));
+
+        Assert.Equal(walParent, error.Directory);
+        Assert.Contains(nameof(MixedStorageKVStoreOptions.WriteAheadLogDirectory), error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain($"Set {nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.LogDirectory)} ", error.Message, StringComparison.Ordinal);
+        await using FasterRecordStore store = StoreFactory.Open(CommitOptions(home.Path, walHome.Path));
+        await WriteAsync(store, version: 1);
+        await AssertEveryKeyAsync(store, version: 1);
+    }
+
+    /// <summary>Flushes for real, except <c>directory</c>, whose flush fails as a failing disk's would.</summary>
+    private sealed class FailingFlushOf(string directory) : DirectoryDurability
+    {
+        public override void Flush(string flushed)
+        {
+            if (Path.GetFullPath(flushed).TrimEnd(Path.DirectorySeparatorChar) == directory)
+            {
+                throw new IOException($"injected: the directory '{directory}' could not be flushed to disk (errno 5).");
+            }
+
+            base.Flush(flushed);
+        }
     }
 
     private static MixedStorageKVStoreOptions CommitOptions(string directory, string? writeAheadLogDirectory)
