@@ -30,7 +30,7 @@ namespace KeyValueStore.Compaction;
 /// read-only region leaves the log it started from still full does the budget refuse writes (<see cref="LogDiskBudget"/>).
 /// </para>
 /// </remarks>
-internal sealed class LogCompactor : IAsyncDisposable
+internal sealed partial class LogCompactor : IAsyncDisposable
 {
     /// <summary>How many passes one scheduled step runs at most while the log stays over the threshold; a write wakes the next step at once.</summary>
     public const int MaxPassesPerStep = 4;
@@ -108,9 +108,6 @@ internal sealed class LogCompactor : IAsyncDisposable
     /// <summary>Gets the log's size now: from its begin address to its tail, what its segment files hold.</summary>
     public long LogBytes => _store.Log.TailAddress - _store.Log.BeginAddress;
 
-    /// <summary>Gets whether a write that adds data may go ahead now without waiting: the log is under its budget, or there is none.</summary>
-    public bool HasRoom => !_budget.IsSet || _budget.HasRoom(LogBytes);
-
     /// <summary>Gets what compaction has done and what it cost the writers.</summary>
     public CompactionStatistics Statistics { get; } = new();
 
@@ -135,63 +132,6 @@ internal sealed class LogCompactor : IAsyncDisposable
             Wake();
         }
     }
-
-    /// <summary>Notes that a delete removed a record, so that a log whose live data filled its budget may have room again.</summary>
-    public void NoteRecordDeleted() => _budget.NoteRecordDeleted();
-
-    /// <summary>
-    /// Waits until the log is under its budget, asking compaction for room: call when <see cref="HasRoom"/> is false,
-    /// before the write enters the write barrier (back-pressure closes the barrier and waits for the writers inside).
-    /// The log is looked at again every <see cref="CompactionPass.BackPressureWatchInterval"/>, since each slice of a
-    /// pass makes room. Writers that pass together may take the log past the budget by the writes they make.
-    /// </summary>
-    /// <exception cref="LogDiskBudgetExceededException">
-    /// Compaction cannot make room (<see cref="LogDiskBudget.CannotMakeRoom"/>). Nothing was written; deletes make room.
-    /// </exception>
-    /// <exception cref="ObjectDisposedException">The store closed while the write waited.</exception>
-    public async ValueTask WaitForRoomAsync(CancellationToken cancellationToken)
-    {
-        long started = _timeProvider.GetTimestamp();
-        try
-        {
-            await WaitUntilRoomAsync(cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            Statistics.RecordWaitForRoom(_timeProvider.GetElapsedTime(started));
-        }
-    }
-
-    private async Task WaitUntilRoomAsync(CancellationToken cancellationToken)
-    {
-        Task stepEnded = AskForRoom();
-        while (!HasRoom)
-        {
-            if (_budget.CannotMakeRoom || _timer is null)
-            {
-                throw new LogDiskBudgetExceededException(LogBytes, _budget.Bytes, _policy.LiveBytesEstimate, ShortfallNow());
-            }
-
-            if (Volatile.Read(ref _disposed) != 0)
-            {
-                throw new ObjectDisposedException(nameof(LogCompactor), "The store was disposed while a write waited for room in the log; create a new store to continue.");
-            }
-
-            _fault.ThrowIfFaulted();
-            if (stepEnded.IsCompleted)
-            {
-                stepEnded = AskForRoom();
-            }
-
-            await Task.WhenAny(stepEnded, Task.Delay(CompactionPass.BackPressureWatchInterval, _timeProvider, cancellationToken)).ConfigureAwait(false);
-            cancellationToken.ThrowIfCancellationRequested();
-        }
-    }
-
-    private LogDiskBudgetExceededException.Shortfall ShortfallNow() =>
-        _budget.IsExhausted ? LogDiskBudgetExceededException.Shortfall.LiveDataFillsTheBudget
-        : _timer is null ? LogDiskBudgetExceededException.Shortfall.CompactionNotScheduled
-        : LogDiskBudgetExceededException.Shortfall.CompactionGaveNoRoom;
 
     /// <summary>
     /// Runs one scheduled step now: measure the log, then skip, or compact the oldest part of it in passes until it is
@@ -245,15 +185,6 @@ internal sealed class LogCompactor : IAsyncDisposable
 
             _oneAtATime.Release();
         }
-    }
-
-    /// <summary>Asks the schedule for a step that makes room; returns the signal of the end of the step under way or next.</summary>
-    private Task AskForRoom()
-    {
-        Task stepEnded = Volatile.Read(ref _stepEnded).Task;
-        Volatile.Write(ref _roomWanted, 1);
-        Wake();
-        return stepEnded;
     }
 
     /// <summary>Compacts the safe-read-only region now (up to its last page boundary), whatever the threshold, and truncates the files below it.</summary>
