@@ -17,7 +17,7 @@ public class DurableBatchBenchmarks
 {
     private const int ValueSize = 256;
 
-    private byte[] _value = [];
+    private ChangingValue[] _values = [];
     private BenchStore? _store;
 
     [ParamsSource(nameof(Stores))]
@@ -28,9 +28,13 @@ public class DurableBatchBenchmarks
     [GlobalSetup]
     public void Open()
     {
-        _value = Values.Incompressible(ValueSize);
+        byte[] value = Values.Incompressible(ValueSize);
+        _values = Enumerable.Range(0, BenchSize.DurableWriters).Select(worker => new ChangingValue(value, worker)).ToArray();
         _store = BenchStore.Open(Store, BenchSize.DurableOperations, ValueSize, 1L << 24);
     }
+
+    /// <summary>Gets the store opened by <see cref="Open"/>, for tests to read back what a workload wrote.</summary>
+    internal BenchStore? OpenedStore => _store;
 
     [GlobalCleanup]
     public void Close() => _store?.DisposeAsync().AsTask().GetAwaiter().GetResult();
@@ -52,11 +56,13 @@ public class DurableBatchBenchmarks
 
             for (int i = 0; i < count; i += BenchSize.DurableBatchSize)
             {
+                // One buffer for the batch's writes: each key's bytes still differ from what it held before.
+                byte[] value = _values[worker].Next();
                 batch.Clear();
                 for (int k = 0; k < BenchSize.DurableBatchSize && i + k < count; k++)
                 {
                     RecordCodec.WriteKey(keys[k], ((long)worker * share) + i + k);
-                    batch.Add((keys[k], _value));
+                    batch.Add((keys[k], value));
                 }
 
                 await writer.WriteBatchAsync(batch).ConfigureAwait(false);

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Attributes;
 using KeyValueStore.LoadTest.Workloads;
@@ -9,13 +10,13 @@ namespace KeyValueStore.Benchmarks.Peers;
 /// Durable writes under concurrency: 64 tasks upsert 256-byte values, each write durable when it completes (ours in
 /// Commit mode, whose group commit lets concurrent writers share a flush; SQLite FULL; RocksDB with synced writes;
 /// LiteDB, whose commit returns before its background writer syncs the log: not durable on return, see the litedb backend). Each worker owns a range of keys; an invocation overwrites the
-/// keys the previous one wrote, so the store stays the same size.
+/// keys the previous one wrote, so the store stays the same size, with values that change (<see cref="ChangingValue"/>).
 /// </summary>
 public class DurableWriteBenchmarks
 {
     private const int ValueSize = 256;
 
-    private byte[] _value = [];
+    private ChangingValue[] _values = [];
     private BenchStore? _store;
 
     [ParamsSource(nameof(Stores))]
@@ -26,9 +27,13 @@ public class DurableWriteBenchmarks
     [GlobalSetup]
     public void Open()
     {
-        _value = Values.Incompressible(ValueSize);
+        byte[] value = Values.Incompressible(ValueSize);
+        _values = Enumerable.Range(0, BenchSize.DurableWriters).Select(worker => new ChangingValue(value, worker)).ToArray();
         _store = BenchStore.Open(Store, BenchSize.DurableOperations, ValueSize, 1L << 24);
     }
+
+    /// <summary>Gets the store opened by <see cref="Open"/>, for tests to read back what a workload wrote.</summary>
+    internal BenchStore? OpenedStore => _store;
 
     [GlobalCleanup]
     public void Close() => _store?.DisposeAsync().AsTask().GetAwaiter().GetResult();
@@ -41,10 +46,11 @@ public class DurableWriteBenchmarks
         return Workers.RunAsync(BenchSize.DurableWriters, operations, async (worker, count) =>
         {
             byte[] key = new byte[RecordCodec.KeySize];
+            ChangingValue value = _values[worker];
             for (int i = 0; i < count; i++)
             {
                 RecordCodec.WriteKey(key, ((long)worker * share) + i);
-                await _store!.Backend.UpsertAsync(key, _value).ConfigureAwait(false);
+                await _store!.Backend.UpsertAsync(key, value.Next()).ConfigureAwait(false);
             }
         });
     }

@@ -53,6 +53,7 @@ public class YcsbBenchmarks
             var chooser = new ScrambledZipfianChooser(BenchSize.YcsbRecords);
             byte[] key = new byte[RecordCodec.KeySize];
             byte[] destination = new byte[ValueSize];
+            var value = new ChangingValue(_value, worker);
             for (int i = 0; i < count; i++)
             {
                 RecordCodec.WriteKey(key, chooser.Next(ref random, BenchSize.YcsbRecords));
@@ -65,7 +66,7 @@ public class YcsbBenchmarks
                 }
                 else
                 {
-                    await _store!.Backend.UpsertAsync(key, _value).ConfigureAwait(false);
+                    await _store!.Backend.UpsertAsync(key, value.Next()).ConfigureAwait(false);
                 }
             }
         });
