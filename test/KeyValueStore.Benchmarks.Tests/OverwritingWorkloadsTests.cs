@@ -16,35 +16,34 @@ public class OverwritingWorkloadsTests
     public async Task EachInvocationOfTheDurableWrites_ChangesTheBytesOfEveryKeyItWrites()
     {
         var benchmark = new DurableWriteBenchmarks { Store = "sqlite" };
-        benchmark.Open();
-        try
-        {
-            await benchmark.Upserts64Writers();
-            byte[][] first = await ReadEveryKeyAsync(benchmark.OpenedStore!);
-            await benchmark.Upserts64Writers();
-            AssertEveryKeyChanged(first, await ReadEveryKeyAsync(benchmark.OpenedStore!));
-        }
-        finally
-        {
-            benchmark.Close();
-        }
+        await AssertEachInvocationChangesEveryKeyAsync(benchmark.Open, benchmark.Upserts64Writers, () => benchmark.OpenedStore!, benchmark.Close);
     }
 
     [Fact]
     public async Task EachInvocationOfTheDurableBatches_ChangesTheBytesOfEveryKeyItWrites()
     {
         var benchmark = new DurableBatchBenchmarks { Store = "sqlite" };
-        benchmark.Open();
+        await AssertEachInvocationChangesEveryKeyAsync(benchmark.Open, benchmark.Batches64Writers, () => benchmark.OpenedStore!, benchmark.Close);
+    }
+
+    /// <summary>Opens the benchmark's store, invokes it twice, and checks that the second invocation changed every key's bytes.</summary>
+    private static async Task AssertEachInvocationChangesEveryKeyAsync(Action open, Func<Task> invoke, Func<BenchStore> store, Action close)
+    {
+        open();
         try
         {
-            await benchmark.Batches64Writers();
-            byte[][] first = await ReadEveryKeyAsync(benchmark.OpenedStore!);
-            await benchmark.Batches64Writers();
-            AssertEveryKeyChanged(first, await ReadEveryKeyAsync(benchmark.OpenedStore!));
+            await invoke();
+            byte[][] first = await ReadEveryKeyAsync(store());
+            await invoke();
+            byte[][] second = await ReadEveryKeyAsync(store());
+            for (int id = 0; id < first.Length; id++)
+            {
+                Assert.False(first[id].AsSpan().SequenceEqual(second[id]), $"key {id} holds the same bytes after the second invocation");
+            }
         }
         finally
         {
-            benchmark.Close();
+            close();
         }
     }
 
@@ -63,13 +62,5 @@ public class OverwritingWorkloadsTests
         }
 
         return values;
-    }
-
-    private static void AssertEveryKeyChanged(byte[][] before, byte[][] after)
-    {
-        for (int id = 0; id < before.Length; id++)
-        {
-            Assert.False(before[id].AsSpan().SequenceEqual(after[id]), $"key {id} holds the same bytes after the second invocation");
-        }
     }
 }

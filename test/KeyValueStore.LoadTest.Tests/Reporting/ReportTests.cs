@@ -47,9 +47,14 @@ public class ReportTests
         Assert.Equal(JsonValueKind.Null, none.GetProperty("liveBytesEstimate").ValueKind);
         Assert.Contains("off (--compaction off)", growing.Output);
         Assert.DoesNotContain("compaction     disk", growing.Output);
-        Assert.True(
-            withoutCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64() > withCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64(),
-            "the files without compaction should be the larger");
+
+        // Nothing given back, and the files hold the whole log. (Comparing the two runs' file sizes failed on a loaded
+        // CI machine: the runs write at different rates, and the files grow a whole segment at a time.)
+        Assert.Equal(0, none.GetProperty("logBytesReclaimed").GetInt64());
+        Assert.Equal(0, none.GetProperty("diskBytesFreed").GetInt64());
+        long logBytes = none.GetProperty("logBytes").GetInt64();
+        Assert.True(logBytes > 0, none.ToString());
+        Assert.True(withoutCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64() >= logBytes, "the files without compaction should hold the whole log");
     }
 
     [Fact]

@@ -33,20 +33,7 @@ public class DiskFailureTests
         Assert.Null(store.Status().Fault);
 
         segments!.FailWrites(FaultInjectingDevice.InputOutputError);
-        bool faulted = false;
-        for (int next = 0; next < 20_000 && !faulted; next++)
-        {
-            try
-            {
-                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
-            }
-            catch (StoreFaultedException)
-            {
-                faulted = true;
-            }
-        }
-
-        Assert.True(faulted, "the failing segment files never faulted the store");
+        await WriteUntilFaultedAsync(store, from: 0);
         StoreStatus status = store.Status();
         Assert.True(status.IsFaulted);
         Assert.False(string.IsNullOrEmpty(status.Fault));
@@ -302,20 +289,7 @@ public class DiskFailureTests
         Assert.False(waiting.IsCompleted);
 
         segments.FailWrites(FaultInjectingDevice.InputOutputError);
-        bool faulted = false;
-        for (int next = 3_000; next < 23_000 && !faulted; next++)
-        {
-            try
-            {
-                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
-            }
-            catch (StoreFaultedException)
-            {
-                faulted = true;
-            }
-        }
-
-        Assert.True(faulted, "the failing segment files never faulted the store");
+        await WriteUntilFaultedAsync(store, from: 3_000);
         try
         {
             await Assert.ThrowsAsync<StoreFaultedException>(() => waiting.WaitAsync(HangLimit));
@@ -577,5 +551,23 @@ public class DiskFailureTests
         {
             Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
         }
+    }
+
+    /// <summary>Writes new keys from <paramref name="from"/> on, with the segment files failing, until the store faults; fails the test if it never does.</summary>
+    private static async Task WriteUntilFaultedAsync(FasterRecordStore store, int from)
+    {
+        for (int next = from; next < from + 20_000; next++)
+        {
+            try
+            {
+                await store.UpsertAsync(Key(next), Value(next, 1, 400)).AsTask().WaitAsync(HangLimit);
+            }
+            catch (StoreFaultedException)
+            {
+                return;
+            }
+        }
+
+        Assert.Fail("the failing segment files never faulted the store");
     }
 }
