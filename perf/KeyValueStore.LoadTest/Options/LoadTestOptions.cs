@@ -59,6 +59,9 @@ internal sealed record LoadTestOptions
 
     public bool Verify { get; init; }
 
+    /// <summary>Gets --cold: drop the operating system's page cache between the load and the run (<see cref="Running.PageCache"/>).</summary>
+    public bool Cold { get; init; }
+
     public long Seed { get; init; } = DefaultSeed;
 
     public bool ShowHelp { get; init; }

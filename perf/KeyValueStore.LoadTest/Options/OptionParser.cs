@@ -15,7 +15,7 @@ namespace KeyValueStore.LoadTest.Options;
 /// </summary>
 internal static class OptionParser
 {
-    private static readonly string[] Flags = ["--verify", "--help"];
+    private static readonly string[] Flags = ["--verify", "--cold", "--help"];
 
     private static readonly string[] Valued =
     [
@@ -52,9 +52,15 @@ internal static class OptionParser
             Endpoint = Get(given, "--endpoint", options.Endpoint, ParseEndpoint),
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
+            Cold = given.ContainsKey("--cold"),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
             BatchSize = Get(given, "--batch-size", options.BatchSize, text => (int)Integer("--batch-size", text, OptionRanges.MinBatchSize, OptionRanges.MaxBatchSize, OptionRanges.BatchSize)),
         };
+
+        if (options.Cold && Running.PageCache.WhyCannotDrop() is string cannotDrop)
+        {
+            throw new InvalidOptionException(cannotDrop);
+        }
 
         if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize) is string problem)
         {

@@ -46,6 +46,7 @@ internal static class Usage
         Option(text, "--endpoint ADDR", "the server the redis backend measures, host:port, e.g. 127.0.0.1:6379 (required by redis, refused by the rest); the run's keys go under a fresh prefix, deleted after the run");
         Option(text, "--json FILE", "also write the results as JSON to FILE");
         Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");
+        Option(text, "--cold", "drop the OS page cache between load and run, so reads of records on disk start from the device (Linux, root)");
         Option(text, "--seed N", string.Create(CultureInfo.InvariantCulture, $"64-bit seed of the workers' random choices [{LoadTestOptions.DefaultSeed}]"));
         Option(text, "--help", "print this text");
         text.AppendLine();

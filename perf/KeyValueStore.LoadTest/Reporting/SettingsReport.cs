@@ -20,4 +20,5 @@ internal sealed record SettingsReport(
     string? WriteAheadLogDirectory,
     string? Endpoint,
     bool Verify,
-    long Seed);
+    long Seed,
+    bool Cold = false);

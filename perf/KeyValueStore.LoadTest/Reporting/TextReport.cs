@@ -40,6 +40,11 @@ internal static class TextReport
             Line(text, "disk budget", $"{ByteSize.Format(budget)} of log at most (--disk-budget)");
         }
 
+        if (settings.Cold)
+        {
+            Line(text, "page cache", $"dropped between load and run (--cold): the run's first seconds read records on disk from the device");
+        }
+
         Line(text, "directory", $"{settings.RunDirectory} (removed after the run)");
         if (settings.WriteAheadLogDirectory is string walDirectory)
         {

@@ -61,6 +61,11 @@ internal sealed class LoadTestRunner
         long runAllocated = 0;
         if (!cancel.IsCancellationRequested)
         {
+            if (_options.Cold)
+            {
+                PageCache.Drop();
+            }
+
             long allocatedBefore = GC.GetTotalAllocatedBytes();
             run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel, backend as ICompactionReporter, compactionSamples).ConfigureAwait(false);
             runAllocated = GC.GetTotalAllocatedBytes() - allocatedBefore;
@@ -224,7 +229,8 @@ internal sealed class LoadTestRunner
         _options.WriteAheadLogDirectory,
         _options.Endpoint,
         _options.Verify,
-        _options.Seed);
+        _options.Seed,
+        _options.Cold);
 
     private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated)
     {
