@@ -47,6 +47,16 @@ internal sealed class LatencyHistogram
         Max = Math.Max(Max, value);
     }
 
+    /// <summary>Forgets everything recorded.</summary>
+    public void Clear()
+    {
+        Array.Clear(_counts);
+        Count = 0;
+        Sum = 0;
+        Min = long.MaxValue;
+        Max = 0;
+    }
+
     public void Add(LatencyHistogram other)
     {
         for (int i = 0; i < BucketCount; i++)

@@ -62,6 +62,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --cold: drop the operating system's page cache between the load and the run (<see cref="Running.PageCache"/>).</summary>
     public bool Cold { get; init; }
 
+    /// <summary>Gets --warmup: seconds of the workload run, unmeasured, between the load and the measured run; 0 for none.</summary>
+    public int WarmupSeconds { get; init; }
+
     public long Seed { get; init; } = DefaultSeed;
 
     public bool ShowHelp { get; init; }

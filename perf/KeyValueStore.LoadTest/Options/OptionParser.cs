@@ -21,7 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
-        "--wal-dir", "--endpoint",
+        "--wal-dir", "--endpoint", "--warmup",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -53,6 +53,7 @@ internal static class OptionParser
             JsonPath = Get(given, "--json", options.JsonPath, text => NonEmpty("--json", text, "a file path")),
             Verify = given.ContainsKey("--verify"),
             Cold = given.ContainsKey("--cold"),
+            WarmupSeconds = Get(given, "--warmup", options.WarmupSeconds, text => (int)Integer("--warmup", text, OptionRanges.MinWarmupSeconds, OptionRanges.MaxSeconds, OptionRanges.WarmupSeconds)),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
             BatchSize = Get(given, "--batch-size", options.BatchSize, text => (int)Integer("--batch-size", text, OptionRanges.MinBatchSize, OptionRanges.MaxBatchSize, OptionRanges.BatchSize)),
         };

@@ -7,6 +7,7 @@ internal static class OptionRanges
     public const int MaxThreads = 1024;
     public const int MinSeconds = 1;
     public const int MaxSeconds = 86_400;
+    public const int MinWarmupSeconds = 0;
     public const long MinRecords = 1;
     public const long MaxRecords = 100_000_000;
     public const int MinValueSize = 16; // The record id and version every value starts with.
@@ -20,6 +21,7 @@ internal static class OptionRanges
 
     public const string Threads = "1 to 1024";
     public const string Seconds = "1 to 86400";
+    public const string WarmupSeconds = "0 to 86400";
     public const string Records = "1 to 100000000";
     public const string ValueSize = "16 to 1m (1048576)";
     public const string MemorySize = "a power of two from 64k to 1t";

@@ -21,4 +21,5 @@ internal sealed record SettingsReport(
     string? Endpoint,
     bool Verify,
     long Seed,
-    bool Cold = false);
+    bool Cold = false,
+    int WarmupSeconds = 0);

@@ -40,6 +40,11 @@ internal static class TextReport
             Line(text, "disk budget", $"{ByteSize.Format(budget)} of log at most (--disk-budget)");
         }
 
+        if (settings.WarmupSeconds > 0)
+        {
+            Line(text, "warm-up", $"{settings.WarmupSeconds} s of the workload before the run, not measured (--warmup)");
+        }
+
         if (settings.Cold)
         {
             Line(text, "page cache", $"dropped between load and run (--cold): the run's first seconds read records on disk from the device");

@@ -54,6 +54,16 @@ internal sealed class LoadTestRunner
         var cursor = new LoadCursor(_options.Records);
         PhaseResult load = await RunPhaseAsync("load", "records", _options.Records, workers, (worker, stop) => worker.LoadAsync(cursor, stop), duration: null, cancel).ConfigureAwait(false);
 
+        if (_options.WarmupSeconds > 0 && !cancel.IsCancellationRequested)
+        {
+            // The workload itself, unmeasured: the JIT's optimized code and the store's caches are in place when the run starts.
+            await RunPhaseAsync("warm-up", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.WarmupSeconds), cancel).ConfigureAwait(false);
+            foreach (Worker worker in workers)
+            {
+                worker.ForgetMeasurements();
+            }
+        }
+
         PhaseResult run = PhaseResult.Skipped;
         long[] perWorker = new long[workers.Length];
         long? flushesAfterLoad = DurableFlushes(backend);
@@ -230,7 +240,8 @@ internal sealed class LoadTestRunner
         _options.Endpoint,
         _options.Verify,
         _options.Seed,
-        _options.Cold);
+        _options.Cold,
+        _options.WarmupSeconds);
 
     private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated)
     {

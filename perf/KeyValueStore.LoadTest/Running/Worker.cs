@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Backends;
@@ -83,6 +84,17 @@ internal sealed class Worker
     public LatencyHistogram Latency(OperationType type, BesideWork beside) => _latenciesBeside[(int)beside][(int)type];
 
     public long NotFound(OperationType type) => _notFound[(int)type];
+
+    /// <summary>Forgets the latencies and not-found counts recorded so far: after --warmup, so that the run phase reports only itself.</summary>
+    public void ForgetMeasurements()
+    {
+        foreach (LatencyHistogram histogram in _latencies.Concat(_latenciesBeside.SelectMany(beside => beside)))
+        {
+            histogram.Clear();
+        }
+
+        Array.Clear(_notFound);
+    }
 
     /// <summary>Writes version 1 of the ids it takes from <paramref name="nextId"/> until all are loaded.</summary>
     public async Task LoadAsync(LoadCursor nextId, CancellationToken stop)
