@@ -23,16 +23,11 @@ public class DiskFailureTests
     public async Task AfterTheSegmentFilesFail_TheStoresStatusSaysItIsFaulted_AndWhatFailed()
     {
         using var temp = new TempDirectory();
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(Options(temp.Path, DurabilityMode.Checkpoint)) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        var store = StoreFactory.OpenWithFaultInjection(Options(temp.Path, DurabilityMode.Checkpoint), out FaultInjectingDevice segments);
         Assert.False(store.Status().IsFaulted);
         Assert.Null(store.Status().Fault);
 
-        segments!.FailWrites(FaultInjectingDevice.InputOutputError);
+        segments.FailWrites(FaultInjectingDevice.InputOutputError);
         await WriteUntilFaultedAsync(store, from: 0);
         StoreStatus status = store.Status();
         Assert.True(status.IsFaulted);
@@ -49,12 +44,7 @@ public class DiskFailureTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
         var durable = new Dictionary<int, byte[]>();
         for (int i = 0; i < 200; i++)
         {
@@ -63,7 +53,7 @@ public class DiskFailureTests
         }
 
         await store.CheckpointAsync();
-        segments!.FailWrites(error);
+        segments.FailWrites(error);
 
         // Memory holds sixteen pages: writing a few hundred kilobytes needs pages flushed, which now fail.
         StoreFaultedException? fault = null;
@@ -129,12 +119,7 @@ public class DiskFailureTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
 
         // Ten times the memory, every key written twice: the compaction has hundreds of kilobytes of live records to copy.
         for (int version = 1; version <= 2; version++)
@@ -152,11 +137,11 @@ public class DiskFailureTests
 
         if (readsFail)
         {
-            segments!.FailReads(FaultInjectingDevice.InputOutputError);
+            segments.FailReads(FaultInjectingDevice.InputOutputError);
         }
         else
         {
-            segments!.FailWrites(FaultInjectingDevice.NoSpaceLeft);
+            segments.FailWrites(FaultInjectingDevice.NoSpaceLeft);
         }
 
         var error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.CompactAsync().WaitAsync(HangLimit));
@@ -225,12 +210,7 @@ public class DiskFailureTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
         for (int i = 0; i < 3_000; i++)
         {
             await store.UpsertAsync(Key(i), Value(i, 1, 200));
@@ -243,7 +223,7 @@ public class DiskFailureTests
 
         // Key 0 was written first: with 64 KB of memory it lives only in a segment file now.
         Assert.Equal(Value(0, 1, 200), await ReadAsync(store, 0));
-        segments!.FailReads(FaultInjectingDevice.InputOutputError);
+        segments.FailReads(FaultInjectingDevice.InputOutputError);
 
         var error = await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 1).WaitAsync(HangLimit));
         Assert.Contains("read", error.Message, StringComparison.Ordinal);
@@ -271,19 +251,14 @@ public class DiskFailureTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.None);
-        FaultInjectingDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? segments = new FaultInjectingDevice(inner) : inner,
-        };
-        var store = StoreOpener.Open(settings, NullLogger.Instance);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
         for (int i = 0; i < 3_000; i++)
         {
             await store.UpsertAsync(Key(i), Value(i, 1, 200));
         }
 
         // Key 0 lives only in a segment file: its read waits on the (held) disk.
-        segments!.HoldReads();
+        segments.HoldReads();
         Task<byte[]?> waiting = ReadAsync(store, 0);
         await Eventually.TrueAsync(() => segments.HeldReads > 0, () => "the read never reached the disk");
         Assert.False(waiting.IsCompleted);

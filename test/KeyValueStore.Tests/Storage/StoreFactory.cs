@@ -25,10 +25,14 @@ internal static class StoreFactory
     };
 
     /// <summary>The low-memory store with its segment files behind a <see cref="Support.FaultInjectingDevice"/> the test controls.</summary>
-    public static FasterRecordStore OpenLowMemoryWithFaultInjection(string directory, out Support.FaultInjectingDevice segments)
+    public static FasterRecordStore OpenLowMemoryWithFaultInjection(string directory, out Support.FaultInjectingDevice segments) =>
+        OpenWithFaultInjection(LowMemory(directory), out segments);
+
+    /// <summary>A store of <paramref name="options"/> with its segment files behind a <see cref="Support.FaultInjectingDevice"/> the test controls.</summary>
+    public static FasterRecordStore OpenWithFaultInjection(MixedStorageKVStoreOptions options, out Support.FaultInjectingDevice segments)
     {
         Support.FaultInjectingDevice? wrapped = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(LowMemory(directory)) with
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
         {
             WrapDevice = (inner, role) => role == DeviceRole.HybridLog ? wrapped = new Support.FaultInjectingDevice(inner) : inner,
         };
