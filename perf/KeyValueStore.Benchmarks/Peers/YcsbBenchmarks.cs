@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Attributes;
 using KeyValueStore.LoadTest.Workloads;
@@ -18,6 +19,7 @@ public class YcsbBenchmarks
     private const long LogMemoryBytes = 1L << 28;
 
     private byte[] _value = [];
+    private ChangingValue[] _updates = [];
     private BenchStore? _store;
 
     [ParamsSource(nameof(Stores))]
@@ -36,6 +38,9 @@ public class YcsbBenchmarks
     public void Load()
     {
         _value = Values.Incompressible(ValueSize);
+
+        // Kept across invocations: a worker's count goes on, so no update repeats the bytes of an earlier one.
+        _updates = Enumerable.Range(0, Concurrency).Select(worker => new ChangingValue(_value, worker)).ToArray();
         _store = BenchStore.Open(Store, BenchSize.YcsbRecords, ValueSize, LogMemoryBytes);
         _store.FillAsync(BenchSize.YcsbRecords, _value).GetAwaiter().GetResult();
     }
@@ -53,7 +58,7 @@ public class YcsbBenchmarks
             var chooser = new ScrambledZipfianChooser(BenchSize.YcsbRecords);
             byte[] key = new byte[RecordCodec.KeySize];
             byte[] destination = new byte[ValueSize];
-            var value = new ChangingValue(_value, worker);
+            ChangingValue value = _updates[worker];
             for (int i = 0; i < count; i++)
             {
                 RecordCodec.WriteKey(key, chooser.Next(ref random, BenchSize.YcsbRecords));
