@@ -14,8 +14,20 @@ namespace KeyValueStore.Concurrency;
 /// </summary>
 /// <remarks>
 /// FASTER sessions are not thread-safe but, with the async API, are not tied to a thread either: one
-/// caller at a time may use a session from any thread. The permits count sessions that are free or
-/// not yet created (<see cref="AsyncPermits"/>: no monitor on the way when one is free); the queue holds the created ones that are free.
+/// caller at a time may use a session from any thread.
+/// <para>
+/// A returned session is parked on the returning caller's processor (<see cref="CoreLocalSlots{T}"/>), and the next
+/// rent on that processor takes it from there: the common operation touches no line another processor writes. Only when
+/// that processor has none parked does a rent go to the shared part: the permits, which count sessions that are in the
+/// queue of idle ones or not yet created (<see cref="AsyncPermits"/>: no monitor on the way when one is free), and the
+/// queue. A parked session keeps its permit, as a rented one does, so the pool never holds more than its capacity.
+/// </para>
+/// <para>
+/// No parked session is out of reach of a caller who would otherwise wait: a renter that finds no permit counts itself
+/// in <see cref="_slowRenters"/> and then looks in every processor's slots; a returning caller parks and then reads that
+/// count, and when it is not zero takes its session back out to the shared part, where the permit it releases serves
+/// the waiter. Both first steps are full fences, so one of the two always sees the other.
+/// </para>
 /// </remarks>
 internal sealed class SessionPool<TSession> : IDisposable
     where TSession : class, IDisposable
@@ -23,18 +35,29 @@ internal sealed class SessionPool<TSession> : IDisposable
     private readonly Func<TSession> _createSession;
     private readonly AsyncPermits _available;
     private readonly ConcurrentQueue<TSession> _idle = new();
+    private readonly CoreLocalSlots<TSession> _parked;
     private readonly ConcurrentDictionary<TSession, bool> _abandoned = new(ReferenceEqualityComparer.Instance);
     private int _abandonedCount;
+    private int _slowRenters;
     private int _created;
     private long _waits;
     private int _disposed;
 
     public SessionPool(int capacity, Func<TSession> createSession)
+        : this(capacity, createSession, new CoreLocalSlots<TSession>())
+    {
+    }
+
+    /// <param name="capacity">The most sessions that ever exist at once.</param>
+    /// <param name="createSession">Creates a session when none is idle and fewer than <paramref name="capacity"/> exist.</param>
+    /// <param name="parked">Where returned sessions wait for the next caller on the same processor.</param>
+    public SessionPool(int capacity, Func<TSession> createSession, CoreLocalSlots<TSession> parked)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
         Capacity = capacity;
         _createSession = createSession;
         _available = new AsyncPermits(capacity);
+        _parked = parked;
     }
 
     public int Capacity { get; }
@@ -54,10 +77,17 @@ internal sealed class SessionPool<TSession> : IDisposable
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
         // A caller cancelled before it asked gets no session even when one is free: its operation is not issued.
-        ValueTask taken = _available.TakeAsync(cancellationToken);
-        return taken.IsCompletedSuccessfully
-            ? new ValueTask<Scope>(new Scope(this, TakeOrCreate()))
-            : RentSlowAsync(taken);
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<Scope>(cancellationToken);
+        }
+
+        if (_parked.TryTakeLocal(out TSession? parked))
+        {
+            return new ValueTask<Scope>(new Scope(this, parked));
+        }
+
+        return _available.TryTake() ? new ValueTask<Scope>(new Scope(this, TakeOrCreate())) : RentSlowAsync(cancellationToken);
     }
 
     /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>
@@ -68,20 +98,39 @@ internal sealed class SessionPool<TSession> : IDisposable
             return;
         }
 
-        while (_idle.TryDequeue(out TSession? session))
+        while (_idle.TryDequeue(out TSession? session) || _parked.TryTakeAny(out session))
         {
             session.Dispose();
         }
-
     }
 
+    /// <summary>No session parked on this processor and no permit free: a session parked elsewhere, or wait for a permit.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<Scope> RentSlowAsync(ValueTask taken)
+    private async ValueTask<Scope> RentSlowAsync(CancellationToken cancellationToken)
     {
-        // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).
-        Interlocked.Increment(ref _waits);
-        await taken.ConfigureAwait(false);
-        return new Scope(this, TakeOrCreate());
+        // Counted in before looking, so that a caller parking a session meanwhile sees this one and hands it over (remarks).
+        Interlocked.Increment(ref _slowRenters);
+        try
+        {
+            if (_parked.TryTakeAny(out TSession? parked))
+            {
+                return new Scope(this, parked);
+            }
+
+            // A waiter cancelled before a session was handed to it never gets one (AsyncPermits).
+            ValueTask taken = _available.TakeAsync(cancellationToken);
+            if (!taken.IsCompleted)
+            {
+                Interlocked.Increment(ref _waits);
+            }
+
+            await taken.ConfigureAwait(false);
+            return new Scope(this, TakeOrCreate());
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _slowRenters);
+        }
     }
 
     /// <summary>
@@ -105,6 +154,22 @@ internal sealed class SessionPool<TSession> : IDisposable
             Interlocked.Decrement(ref _created);
             _available.Release();
             return;
+        }
+
+        if (Volatile.Read(ref _slowRenters) == 0)
+        {
+            int slot = _parked.TryParkLocal(session);
+            if (slot >= 0)
+            {
+                // A renter may have started waiting since the check; then the session (or, if another caller took it
+                // already, nothing) goes to the shared part, whose permit serves the waiter (remarks).
+                if (Volatile.Read(ref _slowRenters) == 0 || _parked.TakeAt(slot) is not TSession unparked)
+                {
+                    return;
+                }
+
+                session = unparked;
+            }
         }
 
         _idle.Enqueue(session);

@@ -92,6 +92,70 @@ public class SessionPoolTests
     }
 
     [Fact]
+    public async Task ASessionReturnedOnOneProcessor_ServesARenterOnAnother_WhenItIsTheOnlyOne()
+    {
+        int processor = 0;
+        using var pool = new SessionPool<CountingSession>(1, () => new CountingSession(), new CoreLocalSlots<CountingSession>(2, () => processor));
+        SessionPool<CountingSession>.Scope first = await pool.RentAsync();
+        first.Dispose();
+
+        processor = 1;
+        using SessionPool<CountingSession>.Scope second = await pool.RentAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(1));
+
+        Assert.Same(first.Session, second.Session);
+        Assert.Equal(1, pool.CreatedCount);
+    }
+
+    [Fact]
+    public async Task ASessionReturnedWhileARenterOnAnotherProcessorWaits_GoesToThatRenter_NotToItsProcessorsSlots()
+    {
+        int processor = 0;
+        using var pool = new SessionPool<CountingSession>(1, () => new CountingSession(), new CoreLocalSlots<CountingSession>(2, () => processor));
+        SessionPool<CountingSession>.Scope held = await pool.RentAsync();
+
+        processor = 1;
+        ValueTask<SessionPool<CountingSession>.Scope> waiting = pool.RentAsync();
+        Assert.False(waiting.IsCompleted);
+        processor = 0;
+        held.Dispose();
+
+        using SessionPool<CountingSession>.Scope served = await waiting.AsTask().WaitAsync(TimeSpan.FromMinutes(1));
+        Assert.Same(held.Session, served.Session);
+        Assert.Equal(1, pool.Waits);
+    }
+
+    [Fact]
+    public async Task ManyCallersOnSimulatedProcessors_MoreThanSessions_AreAllServed_WithinTheBound()
+    {
+        const int Capacity = 3;
+        const int Callers = 16;
+        using var pool = new SessionPool<CountingSession>(Capacity, () => new CountingSession(), new CoreLocalSlots<CountingSession>(4, () => Environment.CurrentManagedThreadId % 4));
+        var inUse = new ConcurrentDictionary<CountingSession, bool>();
+        int served = 0;
+        using var start = new Barrier(Callers);
+
+        await Task.WhenAll(Enumerable.Range(0, Callers).Select(_ => Task.Run(async () =>
+        {
+            start.SignalAndWait();
+            for (int i = 0; i < 2_000; i++)
+            {
+                using SessionPool<CountingSession>.Scope lease = await pool.RentAsync();
+                Assert.True(inUse.TryAdd(lease.Session, true), "a session was handed to two callers at once");
+                if (i % 64 == 0)
+                {
+                    await Task.Yield();
+                }
+
+                inUse.TryRemove(lease.Session, out bool _);
+                Interlocked.Increment(ref served);
+            }
+        }))).WaitAsync(TimeSpan.FromMinutes(2));
+
+        Assert.Equal(Callers * 2_000, served);
+        Assert.InRange(pool.CreatedCount, 1, Capacity);
+    }
+
+    [Fact]
     public async Task Rent_Cancelled_WhileWaiting_ThrowsAndLeavesThePoolWhole()
     {
         using var pool = new SessionPool<CountingSession>(1, () => new CountingSession());
