@@ -63,7 +63,7 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
 
     private void Truncate(Action truncate)
     {
-        if (!_truncations.TryEnter())
+        if (!_truncations.TryEnter(out OperationGate.Admission admission))
         {
             return;
         }
@@ -74,13 +74,13 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
         }
         finally
         {
-            _truncations.Exit();
+            _truncations.Exit(admission);
         }
     }
 
     private void TruncateAsync(Action<AsyncCallback> start, AsyncCallback callback, IAsyncResult result)
     {
-        if (!_truncations.TryEnter())
+        if (!_truncations.TryEnter(out OperationGate.Admission admission))
         {
             callback(result);
             return;
@@ -96,13 +96,13 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
                 }
                 finally
                 {
-                    _truncations.Exit();
+                    _truncations.Exit(admission);
                 }
             });
         }
         catch
         {
-            _truncations.Exit();
+            _truncations.Exit(admission);
             throw;
         }
     }
