@@ -51,7 +51,7 @@ public class OperationGateTests
         // Each round: eight threads cross the gate in a loop, each admission holding a flag up while inside; the gate
         // closes midway. Drained must never be seen while a flag is up, and must come once every thread has stopped.
         // Threads of their own: eight pool threads held at a barrier would wait for the pool to grow, under a full test run.
-        for (int round = 0; round < 100; round++)
+        for (int round = 0; round < 30; round++)
         {
             var gate = new OperationGate();
             int inside = 0;

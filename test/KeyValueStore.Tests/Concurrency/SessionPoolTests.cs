@@ -132,11 +132,12 @@ public class SessionPoolTests
         using var pool = new SessionPool<CountingSession>(Capacity, () => new CountingSession(), new CoreLocalSlots<CountingSession>(4, () => Environment.CurrentManagedThreadId % 4));
         var inUse = new ConcurrentDictionary<CountingSession, bool>();
         int served = 0;
-        using var start = new Barrier(Callers);
 
-        await Task.WhenAll(Enumerable.Range(0, Callers).Select(_ => Task.Run(async () =>
+        // An awaited start, not a Barrier: sixteen pool threads blocked at once would wait seconds for the pool to grow.
+        var go = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        Task callers = Task.WhenAll(Enumerable.Range(0, Callers).Select(_ => Task.Run(async () =>
         {
-            start.SignalAndWait();
+            await go.Task;
             for (int i = 0; i < 2_000; i++)
             {
                 using SessionPool<CountingSession>.Scope lease = await pool.RentAsync();
@@ -149,10 +150,13 @@ public class SessionPoolTests
                 inUse.TryRemove(lease.Session, out bool _);
                 Interlocked.Increment(ref served);
             }
-        }))).WaitAsync(TimeSpan.FromMinutes(2));
+        })));
+        go.SetResult();
+        await callers.WaitAsync(TimeSpan.FromMinutes(2));
 
         Assert.Equal(Callers * 2_000, served);
         Assert.InRange(pool.CreatedCount, 1, Capacity);
+        Assert.True(pool.Waits > 0, "no rent had to wait, so the hand-over between parked sessions and waiters was never tested");
     }
 
     [Fact]
