@@ -1,6 +1,5 @@
 using System;
 using System.Diagnostics.CodeAnalysis;
-using System.Numerics;
 using System.Threading;
 
 namespace KeyValueStore.Concurrency;
@@ -13,8 +12,8 @@ namespace KeyValueStore.Concurrency;
 /// <remarks>
 /// Why: the session pool's shared queue and count were written by every operation on every processor, and on the
 /// 2-core VM those lines travelling between the cores cost more than the rest of an in-memory operation's bookkeeping
-/// (issue 19; docs/benchmarks.md, the hot path). The slots are entries of one array, each processor's group on its own
-/// 128 bytes (two cache lines, so that adjacent-line prefetching does not pair two processors' groups either).
+/// (issue 19; docs/benchmarks.md, the hot path). The slots are entries of one array, each processor's group in its own
+/// cell (<see cref="ProcessorCells"/>).
 /// <para>
 /// The processor is <see cref="Thread.GetCurrentProcessorId"/>, a hint: a thread may move right after asking, and
 /// processor numbers beyond the group count share groups. Both only make a caller look in another processor's
@@ -27,11 +26,8 @@ internal sealed class CoreLocalSlots<T>
     /// <summary>Slots per processor: enough for the callers one processor interleaves, few enough to scan in one cache line.</summary>
     public const int SlotsPerGroup = 4;
 
-    // 16 references of 8 bytes: 128 bytes from one group's first slot to the next group's.
-    private const int GroupStride = 16;
-
     private readonly T?[] _slots;
-    private readonly int _groupMask;
+    private readonly ProcessorCells _groups;
     private readonly Func<int> _currentProcessor;
 
     /// <summary>Slots for each processor of this machine.</summary>
@@ -44,25 +40,21 @@ internal sealed class CoreLocalSlots<T>
     /// <param name="currentProcessor">The processor the caller runs on (tests simulate processors with it).</param>
     public CoreLocalSlots(int processors, Func<int> currentProcessor)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(processors, 1);
-        int groups = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Min(processors, 1024));
-        _groupMask = groups - 1;
+        _groups = new ProcessorCells(processors);
         _currentProcessor = currentProcessor;
-
-        // One stride before the first group keeps it off the cache line of the array's header.
-        _slots = new T?[(groups + 1) * GroupStride];
+        _slots = new T?[_groups.ArrayLength];
     }
 
     /// <summary>Takes an object parked on the caller's processor, if there is one.</summary>
-    public bool TryTakeLocal([NotNullWhen(true)] out T? item) => TryTakeFromGroup(GroupStart(_currentProcessor()), out item);
+    public bool TryTakeLocal([NotNullWhen(true)] out T? item) => TryTakeFromGroup(_groups.StartOf(_currentProcessor()), out item);
 
     /// <summary>Takes an object parked on any processor, starting with the caller's.</summary>
     public bool TryTakeAny([NotNullWhen(true)] out T? item)
     {
-        int first = _currentProcessor() & _groupMask;
-        for (int i = 0; i <= _groupMask; i++)
+        int first = _currentProcessor();
+        for (int i = 0; i < _groups.Count; i++)
         {
-            if (TryTakeFromGroup(GroupStart((first + i) & _groupMask), out item))
+            if (TryTakeFromGroup(_groups.StartOf(first + i), out item))
             {
                 return true;
             }
@@ -78,7 +70,7 @@ internal sealed class CoreLocalSlots<T>
     /// </summary>
     public int TryParkLocal(T item)
     {
-        int start = GroupStart(_currentProcessor());
+        int start = _groups.StartOf(_currentProcessor());
         for (int slot = start; slot < start + SlotsPerGroup; slot++)
         {
             if (Volatile.Read(ref _slots[slot]) is null && Interlocked.CompareExchange(ref _slots[slot], item, null) is null)
@@ -92,8 +84,6 @@ internal sealed class CoreLocalSlots<T>
 
     /// <summary>Takes whatever is parked in <paramref name="slot"/> now: the object parked there, or another caller took it first.</summary>
     public T? TakeAt(int slot) => Interlocked.Exchange(ref _slots[slot], null);
-
-    private int GroupStart(int processor) => ((processor & _groupMask) + 1) * GroupStride;
 
     private bool TryTakeFromGroup(int start, [NotNullWhen(true)] out T? item)
     {

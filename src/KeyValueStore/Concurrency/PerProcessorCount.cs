@@ -1,11 +1,10 @@
 using System;
-using System.Numerics;
 using System.Threading;
 
 namespace KeyValueStore.Concurrency;
 
 /// <summary>
-/// A count kept in one cell per processor, each on its own 128 bytes, so that counting in and out touches a cache line
+/// A count kept in one cell per processor (<see cref="ProcessorCells"/>), so that counting in and out touches a cache line
 /// the caller's processor already holds. Reading the total sums the cells.
 /// </summary>
 /// <remarks>
@@ -17,29 +16,21 @@ namespace KeyValueStore.Concurrency;
 /// </remarks>
 internal sealed class PerProcessorCount
 {
-    // 16 longs of 8 bytes: 128 bytes between cells, and a stride before the first to keep it off the array's header.
-    private const int CellStride = 16;
-
     private readonly long[] _cells;
-    private readonly int _cellMask;
+    private readonly ProcessorCells _layout = new(Environment.ProcessorCount);
 
-    public PerProcessorCount()
-    {
-        int cells = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Min(Environment.ProcessorCount, 1024));
-        _cellMask = cells - 1;
-        _cells = new long[(cells + 1) * CellStride];
-    }
+    public PerProcessorCount() => _cells = new long[_layout.ArrayLength];
 
     /// <summary>
     /// A cell whoever cannot carry its cell from counting in to counting out uses for both (the write barrier's waiters
-    /// and unscoped writers): the first processor's.
+    /// and unscoped writers): the first processor's (<see cref="ProcessorCells.StartOf"/> of 0).
     /// </summary>
-    public const int SharedCell = CellStride;
+    public const int SharedCell = ProcessorCells.Stride;
 
     /// <summary>Counts one in on the caller's processor's cell and returns that cell, for <see cref="Decrement"/>.</summary>
     public int Increment()
     {
-        int cell = ((Thread.GetCurrentProcessorId() & _cellMask) + 1) * CellStride;
+        int cell = _layout.StartOf(Thread.GetCurrentProcessorId());
         Interlocked.Increment(ref _cells[cell]);
         return cell;
     }
@@ -54,9 +45,9 @@ internal sealed class PerProcessorCount
     public long Sum()
     {
         long sum = 0;
-        for (int cell = CellStride; cell < _cells.Length; cell += CellStride)
+        for (int processor = 0; processor < _layout.Count; processor++)
         {
-            sum += Volatile.Read(ref _cells[cell]);
+            sum += Volatile.Read(ref _cells[_layout.StartOf(processor)]);
         }
 
         return sum;
