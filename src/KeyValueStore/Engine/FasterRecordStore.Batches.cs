@@ -193,6 +193,10 @@ internal sealed partial class FasterRecordStore
 
             applied = true;
         }
+        catch (StoreFaultedException) when (turn.IsLogged)
+        {
+            // Durable in the write-ahead log before the store faulted: acknowledged, since a reopen replays it whole.
+        }
         finally
         {
             _stripeWrites.Count(stripes);

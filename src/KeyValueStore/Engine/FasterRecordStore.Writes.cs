@@ -24,7 +24,11 @@ namespace KeyValueStore.Engine;
 internal sealed partial class FasterRecordStore
 {
     /// <summary>Writes a key's value, durably as far as the store's durability mode promises once this completes.</summary>
-    /// <exception cref="StoreFaultedException">The store's disk failed, before or while the write ran; it was not acknowledged.</exception>
+    /// <exception cref="StoreFaultedException">
+    /// The store's disk failed before the write was durable; it was not acknowledged, and a reopen does not show it. A
+    /// Commit-mode write that was committed to the write-ahead log is acknowledged even if the store faults before it is
+    /// applied: a reopen replays it.
+    /// </exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
@@ -63,6 +67,11 @@ internal sealed partial class FasterRecordStore
 
                 applied = true;
             }
+            catch (StoreFaultedException) when (turn.IsLogged)
+            {
+                // Durable in the write-ahead log before the store faulted: acknowledged, since a reopen replays it. The
+                // faulted store shows nothing meanwhile, so its missing apply is never seen.
+            }
             finally
             {
                 _stripeWrites.Count(stripe);
@@ -85,7 +94,11 @@ internal sealed partial class FasterRecordStore
     /// writes before applying them records the delete also when the key turns out to be absent: that is known only
     /// once the delete runs.
     /// </summary>
-    /// <exception cref="StoreFaultedException">The store's disk failed, before or while the delete ran; it was not acknowledged.</exception>
+    /// <exception cref="StoreFaultedException">
+    /// The store's disk failed before or while the delete ran. In Commit mode a delete committed to the write-ahead log
+    /// before the store faulted throws too, as whether the key existed is learned only by applying it, yet a reopen
+    /// replays it: the key is then gone.
+    /// </exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
     {

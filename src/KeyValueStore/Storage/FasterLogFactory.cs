@@ -20,15 +20,17 @@ internal static class FasterLogFactory
         StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
     {
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages. A record's read
-        // the page cache can answer is answered at once (PageCacheFirstDevice). The outer wrapper keeps disposal from
-        // racing FASTER's background truncation (see TruncationSafeDevice).
+        // the page cache can answer is answered at once (PageCacheFirstDevice). Page writes leave FASTER's epoch before
+        // any work is done on them (OffEpochWriteDevice). The outer wrapper keeps disposal from racing FASTER's background
+        // truncation (see TruncationSafeDevice).
         IDevice segments = new PageCacheFirstDevice(
             Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
         IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files");
 
         // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.
         SectorChecksums? checksums = settings.IsDurable ? new SectorChecksums(layout, settings.Directories) : null;
-        var device = new TruncationSafeDevice(checksums is null ? reporting : new ChecksummingDevice(reporting, checksums, fault));
+        IDevice checksummed = checksums is null ? reporting : new ChecksummingDevice(reporting, checksums, fault);
+        var device = new TruncationSafeDevice(new OffEpochWriteDevice(checksummed, fault, "log segment files"));
         try
         {
             var logSettings = new LogSettings

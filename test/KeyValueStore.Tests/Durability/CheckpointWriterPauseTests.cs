@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
+using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
 using Microsoft.Extensions.Logging.Abstractions;
 using static KeyValueStore.Tests.Durability.DurableStores;
@@ -64,6 +65,74 @@ public class CheckpointWriterPauseTests
 
         await using var reopened = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
         Assert.Equal(Value(500, 2, 100), await ReadAsync(reopened, 500));
+        for (int i = 0; i < 100; i++)
+        {
+            Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
+        }
+    }
+
+    /// <summary>
+    /// FASTER asks for a page's write from inside its epoch, and a checkpoint cannot leave its in-progress phase until
+    /// every thread inside the epoch has seen it. A device whose write call worked on the asking thread (the sector
+    /// checksums, a new segment file, a contended lock: up to 8 ms measured) kept the checkpoint there, and the writers
+    /// it had paused waited as long. Page writes now leave the epoch first (<see cref="OffEpochWriteDevice"/>): a write
+    /// goes on while a page's write call is still blocked, and the checkpoint finishes once it is not.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AWrite_WhileAPageWriteCallIsBlockedOnItsThread_IsNotHeldByACheckpoint(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+
+        // 256 pages: the blocked page keeps its frame, and the writes after it need room in the others.
+        options.MemorySizeBits = 20;
+        int filled = 0;
+        await using (var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 100));
+            }
+
+            // Fills the log until its first page turns read-only, which asks for that page's write, and stops there: the
+            // pages after it have room for the writes below. On a task of its own: with the write issued on the asking
+            // thread, the filler's own write would block there.
+            segments.BlockNextWriteCall();
+            long readOnlyBefore = store.FasterKV.Log.ReadOnlyAddress;
+            Task filler = Task.Run(async () =>
+            {
+                for (int i = 1_000; store.FasterKV.Log.ReadOnlyAddress == readOnlyBefore && i < 100_000; i++)
+                {
+                    await store.UpsertAsync(Key(i), Value(i, 1, 100));
+                    filled = i;
+                }
+            });
+            Task checkpoint = Task.CompletedTask;
+            try
+            {
+                await WithinHangLimitAsync(() => segments.BlockedWriteCalls > 0, "no page write was asked for");
+                checkpoint = store.CheckpointAsync();
+                Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
+                Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
+
+                Assert.True(write == first, "a write waited for a checkpoint held up by a page write call blocked inside FASTER");
+                await write;
+                Assert.False(checkpoint.IsCompleted, "the checkpoint completed with a page write not yet issued");
+            }
+            finally
+            {
+                segments.UnblockWriteCall();
+            }
+
+            await filler.WaitAsync(HangLimit);
+            await checkpoint.WaitAsync(HangLimit);
+        }
+
+        await using var reopened = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+        Assert.Equal(Value(500, 2, 100), await ReadAsync(reopened, 500));
+        Assert.Equal(Value(filled, 1, 100), await ReadAsync(reopened, filled));
         for (int i = 0; i < 100; i++)
         {
             Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
@@ -526,6 +527,73 @@ public class DiskFailureTests
         {
             Assert.Equal(Value(i, 1, 200), await ReadAsync(reopened, i));
         }
+    }
+
+    /// <summary>
+    /// A Commit-mode write is durable once its log entry is committed, and a reopen replays it. When the store faults
+    /// between that commit and the write's apply (here a failed read faults it while the applies are held back), the write
+    /// must be acknowledged: it threw, and a reopen then showed a write its caller was told had failed. A write that
+    /// arrives after the fault is refused and is not in the reopened store.
+    /// </summary>
+    [Fact]
+    public async Task ACommitModeWrite_CommittedBeforeTheStoreFaults_IsAcknowledged_AndAReopenShowsIt()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+
+        // Sixteen pages of memory: the first of these records are on disk, where a failed read faults the store.
+        for (int i = 0; i < 2_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 100));
+        }
+
+        var journal = (WriteAheadJournal)store.Journal;
+        await journal.Applies.CloseAsync();
+        Task committed;
+        try
+        {
+            long tail = journal.Log.TailAddress;
+            committed = store.UpsertAsync(Key(5_000), Value(5_000, 1, 100)).AsTask();
+            await Eventually.TrueAsync(() => journal.Log.CommittedUntilAddress > tail, () => "the write's entry was never committed");
+            segments.FailReads(FaultInjectingDevice.InputOutputError);
+            await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 0).WaitAsync(HangLimit));
+        }
+        finally
+        {
+            journal.Applies.Open();
+        }
+
+        await committed.WaitAsync(HangLimit);
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(5_001), Value(5_001, 1, 100)).AsTask().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        await using var reopened = StoreFactory.Open(options);
+        Assert.Equal(Value(5_000, 1, 100), await ReadAsync(reopened, 5_000));
+        Assert.Null(await ReadAsync(reopened, 5_001));
+        Assert.Equal(Value(1_999, 1, 100), await ReadAsync(reopened, 1_999));
+    }
+
+    /// <summary>
+    /// A segment device that throws out of a page write (a defect, not an I/O error it reports). Page writes are issued
+    /// from a pool thread, outside FASTER's epoch (<see cref="OffEpochWriteDevice"/>), where nothing above would catch
+    /// the exception: the store must fault, with its typed exception naming the files and the cause, and nothing hang.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.None)]
+    [InlineData(DurabilityMode.Checkpoint)]
+    public async Task AnExceptionThrownOutOfAPageWrite_FaultsTheStore_AndNothingHangs(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.OpenWithFaultInjection(Options(temp.Path, mode), out FaultInjectingDevice segments);
+        var defect = new InvalidOperationException("a defect in the segment device");
+        segments.ThrowFromWrites(defect);
+
+        await WriteUntilFaultedAsync(store, from: 0);
+        StoreFaultedException error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 2)).AsTask().WaitAsync(HangLimit));
+        Assert.Contains("log segment files", error.Message, StringComparison.Ordinal);
+        Assert.Contains(defect.Message, error.Message, StringComparison.Ordinal);
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
     }
 
     /// <summary>Writes new keys from <paramref name="from"/> on, with the segment files failing, until the store faults; fails the test if it never does.</summary>

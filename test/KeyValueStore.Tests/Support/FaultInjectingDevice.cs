@@ -26,6 +26,9 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private long _failedWrites;
     private bool _holding;
     private Exception? _thrownFromWrites;
+    private readonly ManualResetEventSlim _unblockWriteCall = new(false);
+    private int _blockNextWriteCall;
+    private int _blockedWriteCalls;
 
     /// <summary>Gets the writes failed so far.</summary>
     public long FailedWrites => Interlocked.Read(ref _failedWrites);
@@ -38,6 +41,18 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     /// <summary>From now on every read completes with <paramref name="error"/> and reads nothing; 0 lets reads through again.</summary>
     public void FailReads(uint error) => Volatile.Write(ref _readError, error);
+
+    /// <summary>
+    /// The next write call blocks its caller's thread until <see cref="UnblockWriteCall"/>, as a device that does its work
+    /// (a checksum, a new file, a contended lock) on the caller's thread would; later calls pass.
+    /// </summary>
+    public void BlockNextWriteCall() => Volatile.Write(ref _blockNextWriteCall, 1);
+
+    /// <summary>Gets how many write calls have blocked their caller so far.</summary>
+    public int BlockedWriteCalls => Volatile.Read(ref _blockedWriteCalls);
+
+    /// <summary>Lets the blocked write call go on to the device, and any that would block later.</summary>
+    public void UnblockWriteCall() => _unblockWriteCall.Set();
 
     /// <summary>Gets how many writes are being held back.</summary>
     public int HeldWrites
@@ -79,6 +94,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void WriteAsync(IntPtr sourceAddress, int segmentId, ulong destinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
+        BlockIfAsked();
         if (!Failed(callback, context) && !Held(() => WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context)))
         {
             Inner.WriteAsync(sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context);
@@ -87,6 +103,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context)
     {
+        BlockIfAsked();
         if (!Failed(callback, context) && !Held(() => WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context)))
         {
             Inner.WriteAsync(alignedSourceAddress, alignedDestinationAddress, numBytesToWrite, callback, context);
@@ -190,6 +207,15 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
         // What FASTER's own device does when a read throws: the callback with an error and no bytes.
         callback(error, 0, context);
         return true;
+    }
+
+    private void BlockIfAsked()
+    {
+        if (Interlocked.Exchange(ref _blockNextWriteCall, 0) == 1)
+        {
+            Interlocked.Increment(ref _blockedWriteCalls);
+            _unblockWriteCall.Wait();
+        }
     }
 
     private bool Failed(DeviceIOCompletionCallback callback, object context)

@@ -239,7 +239,7 @@ internal sealed class WriteAheadJournal : IWriteJournal
     {
         try
         {
-            await Log.WaitForCommitAsync(address, CancellationToken.None).ConfigureAwait(false);
+            await Log.WaitForCommitAsync(address).ConfigureAwait(false);
             return null;
         }
         catch (StoreFaultedException e)

@@ -179,17 +179,20 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     /// <exception cref="StoreFaultedException">A commit of the log, or a write of the store's segment files, has failed.</exception>
     public void ThrowIfFaulted() => _fault.ThrowIfFaulted();
 
-    /// <summary>Completes once the entry at <paramref name="address"/> is durable; asks for a group commit if none is under way.</summary>
-    /// <exception cref="StoreFaultedException">A commit of the log has failed; the entry may not be durable.</exception>
-    public ValueTask WaitForCommitAsync(long address, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Completes once the entry at <paramref name="address"/> is durable; asks for a group commit if none is under way.
+    /// Throws exactly when the entry is not durable and never will be.
+    /// </summary>
+    /// <exception cref="StoreFaultedException">The store faulted (a commit of the log failed, or its segment files did) before the entry was committed.</exception>
+    public ValueTask WaitForCommitAsync(long address)
     {
         ThrowIfFaulted();
         _commitRequested.Writer.TryWrite(true);
 
         // Entries are committed whole, so the commit point passing the entry's first byte means the entry is durable.
         // commitNum 0: wait for the address only, not for commits other writers requested later.
-        ValueTask wait = _log.WaitForCommitAsync(address + 1, commitNum: 0, cancellationToken);
-        return wait.IsCompletedSuccessfully ? wait : WaitOrFaultAsync(wait);
+        ValueTask wait = _log.WaitForCommitAsync(address + 1, commitNum: 0, _fault.Token);
+        return wait.IsCompletedSuccessfully ? wait : WaitForEntryAsync(wait, address);
     }
 
     /// <summary>Commits everything appended so far and completes when it is durable.</summary>
@@ -207,6 +210,9 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         await _commitTurn.WaitAsync().ConfigureAwait(false);
         try
         {
+            // Again with the turn: a waiter that saw the fault reads the commit point with the turn too (WaitForEntryAsync),
+            // and no commit may start after it has.
+            ThrowIfFaulted();
             long startedAt = Stopwatch.GetTimestamp();
             (long tail, long commitNum, long entries) = StartCommit();
             await _log.WaitForCommitAsync(tail, commitNum).ConfigureAwait(false);
@@ -256,6 +262,46 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Waits for the entry at <paramref name="address"/> to be committed. When the store faults meanwhile, from its segment
+    /// files say, the group commits stop (each checks the fault once it has the turn), and the one asked for may never
+    /// come: the wait ends then, and once any commit under way has finished it tells whether that commit took the entry.
+    /// Without the fault's token a write that appended just before a segment failure waited forever; answering "failed"
+    /// for an entry the commit under way took would have reported a write that a reopen then shows.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask WaitForEntryAsync(ValueTask wait, long address)
+    {
+        try
+        {
+            await wait.ConfigureAwait(false);
+            return;
+        }
+        catch (CommitFailureException e)
+        {
+            throw Fault(e);
+        }
+        catch (OperationCanceledException) when (_fault.IsFaulted)
+        {
+        }
+
+        await _commitTurn.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            if (_log.CommittedUntilAddress > address)
+            {
+                return;
+            }
+        }
+        finally
+        {
+            _commitTurn.Release();
+        }
+
+        throw _fault.ToException();
+    }
+
+    /// <summary>Waits for a commit, for room to append; ends with the store's fault if it faults first (the loop that waits tries again).</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask WaitOrFaultAsync(ValueTask wait)
     {
