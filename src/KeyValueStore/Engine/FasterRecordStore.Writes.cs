@@ -97,7 +97,7 @@ internal sealed partial class FasterRecordStore
     /// <exception cref="StoreFaultedException">
     /// The store's disk failed before or while the delete ran. In Commit mode a delete committed to the write-ahead log
     /// before the store faulted throws too, as whether the key existed is learned only by applying it, yet a reopen
-    /// replays it: the key is then gone.
+    /// replays it: the key is then gone, and the exception's message says so.
     /// </exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
@@ -122,6 +122,11 @@ internal sealed partial class FasterRecordStore
 
             applied = true;
             found = result.Status.Found;
+        }
+        catch (StoreFaultedException e) when (turn.IsLogged)
+        {
+            // Durable in the write-ahead log, but whether the key existed is learned only by applying it.
+            throw StoreFaultedException.ForCommittedDelete(e);
         }
         finally
         {

@@ -16,4 +16,16 @@ public sealed class StoreFaultedException : KeyValueStoreException
             + "Free disk space or fix the disk, then dispose the store and open it again.", innerException)
     {
     }
+
+    private StoreFaultedException(StoreFaultedException fault, string addendum)
+        : base(fault.Message + addendum, fault.InnerException)
+    {
+    }
+
+    /// <summary>
+    /// The fault as told to a Commit-mode delete that was committed to the write-ahead log before the store faulted, and
+    /// not applied: whether its key existed was never learned, so it cannot be acknowledged, yet a reopen replays it.
+    /// </summary>
+    internal static StoreFaultedException ForCommittedDelete(StoreFaultedException fault) =>
+        new(fault, " This delete was committed to the write-ahead log before the failure, so reopening the store applies it: the key is then gone.");
 }

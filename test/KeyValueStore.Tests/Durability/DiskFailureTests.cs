@@ -575,6 +575,47 @@ public class DiskFailureTests
     }
 
     /// <summary>
+    /// The delete in the same window: whether its key existed is learned only by applying it, so it cannot be
+    /// acknowledged, yet a reopen replays it. Its exception must say so, not the plain fault's "nor show one it did not
+    /// acknowledge".
+    /// </summary>
+    [Fact]
+    public async Task ACommitModeDelete_CommittedBeforeTheStoreFaults_ThrowsSayingAReopenAppliesIt_AndAReopenDoes()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+        for (int i = 0; i < 2_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 100));
+        }
+
+        var journal = (WriteAheadJournal)store.Journal;
+        await journal.Applies.CloseAsync();
+        Task<bool> committed;
+        try
+        {
+            long tail = journal.Log.TailAddress;
+            committed = store.DeleteAsync(Key(1_999)).AsTask();
+            await Eventually.TrueAsync(() => journal.Log.CommittedUntilAddress > tail, () => "the delete's entry was never committed");
+            segments.FailReads(FaultInjectingDevice.InputOutputError);
+            await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 0).WaitAsync(HangLimit));
+        }
+        finally
+        {
+            journal.Applies.Open();
+        }
+
+        StoreFaultedException error = await Assert.ThrowsAsync<StoreFaultedException>(() => committed.WaitAsync(HangLimit));
+        Assert.Contains("reopening the store applies it", error.Message, StringComparison.Ordinal);
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        await using var reopened = StoreFactory.Open(options);
+        Assert.Null(await ReadAsync(reopened, 1_999));
+        Assert.Equal(Value(1_998, 1, 100), await ReadAsync(reopened, 1_998));
+    }
+
+    /// <summary>
     /// A segment device that throws out of a page write (a defect, not an I/O error it reports). Page writes are issued
     /// from a pool thread, outside FASTER's epoch (<see cref="OffEpochWriteDevice"/>), where nothing above would catch
     /// the exception: the store must fault, with its typed exception naming the files and the cause, and nothing hang.
