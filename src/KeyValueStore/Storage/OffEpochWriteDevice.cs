@@ -14,7 +14,8 @@ namespace KeyValueStore.Storage;
 /// and FASTER's own file device (a lock, a seek, a new segment file now and then: up to 8 ms measured on the 2-core VM)
 /// did their work on that thread, which stayed inside the epoch meanwhile. A checkpoint cannot leave its in-progress
 /// phase until every thread inside the epoch has seen it, so it held the writers it had paused for as long as a run of
-/// page flushes took: most of Commit mode's update tail beside a checkpoint (issue 18, docs/benchmarks.md).
+/// page writes took: 1.1 ms at the median, up to 19 ms, in a Commit-mode load test (issue 18, docs/benchmarks.md, "Page
+/// writes issued outside FASTER's epoch").
 /// <para>
 /// Nothing FASTER relies on changes: a write is complete when its callback runs, which is still after the write
 /// itself; FASTER issues a write that overlaps an earlier one (a partial page's next part) only after the earlier
@@ -33,7 +34,7 @@ internal sealed class OffEpochWriteDevice(IDevice inner, StoreFault fault, strin
         HandOver(new SegmentWrite(this, sourceAddress, segmentId, destinationAddress, numBytesToWrite, callback, context));
 
     public override void WriteAsync(IntPtr alignedSourceAddress, ulong alignedDestinationAddress, uint numBytesToWrite, DeviceIOCompletionCallback callback, object context) =>
-        HandOver(new SegmentWrite(this, alignedSourceAddress, SegmentWrite.AddressedBySegment, alignedDestinationAddress, numBytesToWrite, callback, context));
+        HandOver(new SegmentWrite(this, alignedSourceAddress, SegmentWrite.AcrossSegments, alignedDestinationAddress, numBytesToWrite, callback, context));
 
     /// <summary>Waits until every write already asked for is in the hands of the device under this one, then disposes it.</summary>
     public override void Dispose()
@@ -69,7 +70,7 @@ internal sealed class OffEpochWriteDevice(IDevice inner, StoreFault fault, strin
         object context)
     {
         /// <summary>The write names an address across segments, not a segment and an offset in it.</summary>
-        public const int AddressedBySegment = -1;
+        public const int AcrossSegments = -1;
 
         private int _completed;
 
@@ -77,7 +78,7 @@ internal sealed class OffEpochWriteDevice(IDevice inner, StoreFault fault, strin
         {
             try
             {
-                if (segmentId == AddressedBySegment)
+                if (segmentId == AcrossSegments)
                 {
                     device.Inner.WriteAsync(source, destination, length, Complete, context);
                 }
