@@ -37,15 +37,18 @@ public class DiskFailureTests
     }
 
     [Theory]
-    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.NoSpaceLeft)]
-    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.InputOutputError)]
-    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.NoSpaceLeft)]
-    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.InputOutputError)]
-    public async Task AfterTheSegmentFilesFail_WritesThrowStoreFaulted_NothingHangs_AndAReopenHasEveryAcknowledgedWrite(DurabilityMode mode, uint error)
+    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.NoSpaceLeft, false)]
+    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.InputOutputError, false)]
+    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.NoSpaceLeft, false)]
+    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.InputOutputError, false)]
+    [InlineData(DurabilityMode.Checkpoint, FaultInjectingDevice.InputOutputError, true)]
+    [InlineData(DurabilityMode.Commit, FaultInjectingDevice.InputOutputError, true)]
+    public async Task AfterTheSegmentFilesFail_WritesThrowStoreFaulted_NothingHangs_AndAReopenHasEveryAcknowledgedWrite(DurabilityMode mode, uint error, bool reportedElsewhere)
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
         var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+        segments.ReportsFailuresElsewhere = reportedElsewhere;
         var durable = new Dictionary<int, byte[]>();
         for (int i = 0; i < 200; i++)
         {

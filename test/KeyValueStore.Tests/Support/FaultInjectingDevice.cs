@@ -30,6 +30,13 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private int _blockNextWriteCall;
     private int _blockedWriteCalls;
 
+    /// <summary>
+    /// Gets or sets whether a failed write or read is reported from a pool thread, as FASTER's own device reports one,
+    /// rather than on the thread that issued it. Reported on the issuing thread, a failure reaches the store before the
+    /// issuing call returns, which hid defects that only a later report shows (a wait that the fault never ended).
+    /// </summary>
+    public bool ReportsFailuresElsewhere { get; set; }
+
     /// <summary>Gets the writes failed so far.</summary>
     public long FailedWrites => Interlocked.Read(ref _failedWrites);
 
@@ -205,8 +212,20 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
         }
 
         // What FASTER's own device does when a read throws: the callback with an error and no bytes.
-        callback(error, 0, context);
+        Report(callback, error, context);
         return true;
+    }
+
+    private void Report(DeviceIOCompletionCallback callback, uint error, object context)
+    {
+        if (ReportsFailuresElsewhere)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(_ => callback(error, 0, context), null);
+        }
+        else
+        {
+            callback(error, 0, context);
+        }
     }
 
     private void BlockIfAsked()
@@ -232,7 +251,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
         }
 
         Interlocked.Increment(ref _failedWrites);
-        callback(error, 0, context);
+        Report(callback, error, context);
         return true;
     }
 }

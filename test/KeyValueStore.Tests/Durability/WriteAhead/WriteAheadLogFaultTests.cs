@@ -16,9 +16,10 @@ public class WriteAheadLogFaultTests
     private static readonly TimeSpan HangLimit = TimeSpan.FromSeconds(30);
 
     [Theory]
-    [InlineData(FaultInjectingDevice.InputOutputError)]
-    [InlineData(FaultInjectingDevice.NoSpaceLeft)]
-    public async Task AfterTheLogFails_EveryWriteThrowsStoreFaulted_NothingHangs_AndAReopenHasEveryAcknowledgedWrite(uint error)
+    [InlineData(FaultInjectingDevice.InputOutputError, false)]
+    [InlineData(FaultInjectingDevice.NoSpaceLeft, false)]
+    [InlineData(FaultInjectingDevice.InputOutputError, true)]
+    public async Task AfterTheLogFails_EveryWriteThrowsStoreFaulted_NothingHangs_AndAReopenHasEveryAcknowledgedWrite(uint error, bool reportedElsewhere)
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
@@ -32,7 +33,8 @@ public class WriteAheadLogFaultTests
             acknowledged.Add(i);
         }
 
-        device!.FailWrites(error);
+        device!.ReportsFailuresElsewhere = reportedElsewhere;
+        device.FailWrites(error);
         var failed = await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(100), Value(100, 1)).AsTask().WaitAsync(HangLimit));
         Assert.Contains("write-ahead log", failed.Message, StringComparison.Ordinal);
 
