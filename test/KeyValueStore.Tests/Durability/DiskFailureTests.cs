@@ -544,28 +544,7 @@ public class DiskFailureTests
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
         var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
-
-        // Sixteen pages of memory: the first of these records are on disk, where a failed read faults the store.
-        for (int i = 0; i < 2_000; i++)
-        {
-            await store.UpsertAsync(Key(i), Value(i, 1, 100));
-        }
-
-        var journal = (WriteAheadJournal)store.Journal;
-        await journal.Applies.CloseAsync();
-        Task committed;
-        try
-        {
-            long tail = journal.Log.TailAddress;
-            committed = store.UpsertAsync(Key(5_000), Value(5_000, 1, 100)).AsTask();
-            await Eventually.TrueAsync(() => journal.Log.CommittedUntilAddress > tail, () => "the write's entry was never committed");
-            segments.FailReads(FaultInjectingDevice.InputOutputError);
-            await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 0).WaitAsync(HangLimit));
-        }
-        finally
-        {
-            journal.Applies.Open();
-        }
+        Task committed = await FaultBetweenCommitAndApplyAsync(store, segments, () => store.UpsertAsync(Key(5_000), Value(5_000, 1, 100)).AsTask());
 
         await committed.WaitAsync(HangLimit);
         await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(5_001), Value(5_001, 1, 100)).AsTask().WaitAsync(HangLimit));
@@ -588,26 +567,7 @@ public class DiskFailureTests
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
         var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
-        for (int i = 0; i < 2_000; i++)
-        {
-            await store.UpsertAsync(Key(i), Value(i, 1, 100));
-        }
-
-        var journal = (WriteAheadJournal)store.Journal;
-        await journal.Applies.CloseAsync();
-        Task<bool> committed;
-        try
-        {
-            long tail = journal.Log.TailAddress;
-            committed = store.DeleteAsync(Key(1_999)).AsTask();
-            await Eventually.TrueAsync(() => journal.Log.CommittedUntilAddress > tail, () => "the delete's entry was never committed");
-            segments.FailReads(FaultInjectingDevice.InputOutputError);
-            await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 0).WaitAsync(HangLimit));
-        }
-        finally
-        {
-            journal.Applies.Open();
-        }
+        Task committed = await FaultBetweenCommitAndApplyAsync(store, segments, () => store.DeleteAsync(Key(1_999)).AsTask());
 
         StoreFaultedException error = await Assert.ThrowsAsync<StoreFaultedException>(() => committed.WaitAsync(HangLimit));
         Assert.Contains("reopening the store applies it", error.Message, StringComparison.Ordinal);
@@ -638,6 +598,35 @@ public class DiskFailureTests
         Assert.Contains("log segment files", error.Message, StringComparison.Ordinal);
         Assert.Contains(defect.Message, error.Message, StringComparison.Ordinal);
         await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+    }
+
+    /// <summary>
+    /// Fills a Commit-mode store with 2,000 records (sixteen pages of memory: the first are on disk), holds its applies
+    /// back, starts <paramref name="write"/>, waits until its entry is committed, then faults the store with a failed
+    /// read from disk, and lets the applies go. Returns the write, which meets the fault at its apply.
+    /// </summary>
+    private static async Task<Task> FaultBetweenCommitAndApplyAsync(FasterRecordStore store, FaultInjectingDevice segments, Func<Task> write)
+    {
+        for (int i = 0; i < 2_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 100));
+        }
+
+        var journal = (WriteAheadJournal)store.Journal;
+        await journal.Applies.CloseAsync();
+        try
+        {
+            long tail = journal.Log.TailAddress;
+            Task started = write();
+            await Eventually.TrueAsync(() => journal.Log.CommittedUntilAddress > tail, () => "the write's entry was never committed");
+            segments.FailReads(FaultInjectingDevice.InputOutputError);
+            await Assert.ThrowsAsync<StoreFaultedException>(() => ReadAsync(store, 0).WaitAsync(HangLimit));
+            return started;
+        }
+        finally
+        {
+            journal.Applies.Open();
+        }
     }
 
     /// <summary>Writes new keys from <paramref name="from"/> on, with the segment files failing, until the store faults; fails the test if it never does.</summary>
