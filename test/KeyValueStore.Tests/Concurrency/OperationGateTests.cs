@@ -34,6 +34,20 @@ public class OperationGateTests
         Assert.True(gate.WhenDrained.IsCompletedSuccessfully);
     }
 
+    /// <summary>The close's own count must see a single operation inside: the test above has two, so an exit always comes first.</summary>
+    [Fact]
+    public void Close_WithOneOperationInside_DrainsOnlyWhenItLeaves()
+    {
+        var gate = new OperationGate();
+        OperationGate.Scope only = gate.Enter(this);
+
+        Assert.True(gate.Close());
+        Assert.False(gate.WhenDrained.IsCompleted);
+        only.Dispose();
+
+        Assert.True(gate.WhenDrained.IsCompletedSuccessfully);
+    }
+
     [Fact]
     public void Enter_AfterClose_ThrowsObjectDisposed_AndSecondCloseReportsFalse()
     {

@@ -47,6 +47,14 @@ public class WriteBarrierDrainTests
         third.Dispose();
         await drained.WaitAsync(TimeSpan.FromSeconds(10));
         barrier.Open();
+
+        // One writer inside when the close begins: the close's own count must see it, not only the writers' exits.
+        WriteBarrier.Scope last = await barrier.EnterScopeAsync();
+        Task lastClose = barrier.CloseAsync();
+        Assert.False(lastClose.IsCompleted, "the close drained with one writer inside");
+        last.Dispose();
+        await lastClose.WaitAsync(TimeSpan.FromSeconds(10));
+        barrier.Open();
     }
 
     [Fact]
