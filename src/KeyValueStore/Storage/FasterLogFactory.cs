@@ -7,6 +7,9 @@ namespace KeyValueStore.Storage;
 /// </summary>
 internal static class FasterLogFactory
 {
+    /// <summary>What a fault of the segment devices names, in <see cref="StoreFaultedException"/>'s message.</summary>
+    private const string SegmentFiles = "log segment files";
+
     /// <summary>Builds the log on <paramref name="layout"/>'s files; a durable store also gets FASTER's checkpoint directory.</summary>
     /// <param name="settings">The validated settings.</param>
     /// <param name="layout">Where the files are. The directory must already be known to be writable.</param>
@@ -25,12 +28,12 @@ internal static class FasterLogFactory
         // truncation (see TruncationSafeDevice).
         IDevice segments = new PageCacheFirstDevice(
             Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
-        IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, "log segment files");
+        IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, SegmentFiles);
 
         // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.
         SectorChecksums? checksums = settings.IsDurable ? new SectorChecksums(layout, settings.Directories) : null;
         IDevice checksummed = checksums is null ? reporting : new ChecksummingDevice(reporting, checksums, fault);
-        var device = new TruncationSafeDevice(new OffEpochWriteDevice(checksummed, fault, "log segment files"));
+        var device = new TruncationSafeDevice(new OffEpochWriteDevice(checksummed, fault, SegmentFiles));
         try
         {
             var logSettings = new LogSettings
