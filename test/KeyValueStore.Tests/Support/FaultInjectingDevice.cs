@@ -31,11 +31,12 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private int _blockedWriteCalls;
 
     /// <summary>
-    /// Gets or sets whether a failed write or read is reported from a pool thread, as FASTER's own device reports one,
-    /// rather than on the thread that issued it. Reported on the issuing thread, a failure reaches the store before the
-    /// issuing call returns, which hid defects that only a later report shows (a wait that the fault never ended).
+    /// Gets or sets whether a failed write or read is reported from a pool thread, as FASTER's own device reports one
+    /// (the default), rather than on the thread that issued it. Reported on the issuing thread, a failure reaches the
+    /// store before the issuing call returns, which hid defects that only a later report shows (a wait that the fault
+    /// never ended); tests that want that order too set this to false.
     /// </summary>
-    public bool ReportsFailuresElsewhere { get; set; }
+    public bool ReportsFailuresElsewhere { get; set; } = true;
 
     /// <summary>Gets the writes failed so far.</summary>
     public long FailedWrites => Interlocked.Read(ref _failedWrites);
