@@ -32,7 +32,8 @@ internal static class CompactionSampler
             WritersHeld(store).Longest.TotalMilliseconds,
             statistics.BackPressure.TotalMilliseconds,
             statistics.WaitedForRoom.TotalMilliseconds,
-            statistics.LongestWaitForRoom.TotalMilliseconds);
+            statistics.LongestWaitForRoom.TotalMilliseconds,
+            store.Compactor.ThresholdBytes);
     }
 
     /// <summary>

@@ -20,6 +20,10 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <param name="BackPressureMs">The part of <paramref name="WritersHeldMs"/> compaction held them because the log was over its bound.</param>
 /// <param name="RoomWaitMs">Time writes waited for room under a disk budget (--disk-budget), added up over the writes: they wait side by side.</param>
 /// <param name="LongestRoomWaitMs">The longest one write waited for room under a disk budget.</param>
+/// <param name="ThresholdBytes">
+/// The log size from which compaction runs, as the policy set it after its last pass; writers are held from a quarter
+/// above it (or the budget). Null for backends without the store's compactor.
+/// </param>
 internal sealed record CompactionSample(
     double Seconds,
     long BytesOnDisk,
@@ -33,7 +37,8 @@ internal sealed record CompactionSample(
     double LongestWriterHoldMs,
     double BackPressureMs,
     double RoomWaitMs = 0,
-    double LongestRoomWaitMs = 0)
+    double LongestRoomWaitMs = 0,
+    long? ThresholdBytes = null)
 {
     /// <summary>One line for the progress display and the text report.</summary>
     public string Describe()

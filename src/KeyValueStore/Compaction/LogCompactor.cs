@@ -330,7 +330,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
             StoreEvents.LogDiskBudgetFilled(_logger, result.CopiedBytes + result.UncompactedBytes, _budget.Bytes);
         }
 
-        await _journal.ReleaseCompactedLogAsync(cancellationToken).ConfigureAwait(false);
+        await _pass.ReleaseWatchedAsync(cancellationToken).ConfigureAwait(false);
         StoreEvents.Compacted(_logger, result.LogBytesBefore, result.LogBytesAfter, result.DiskBytesFreed, _timeProvider.GetElapsedTime(started));
         if (Statistics.BackPressure - backPressureBefore is { Ticks: > 0 } heldBack)
         {

@@ -37,6 +37,10 @@ public class ReportTests
         JsonElement[] seconds = compaction.GetProperty("everySecond").EnumerateArray().ToArray();
         Assert.NotEmpty(seconds);
         Assert.All(seconds, sample => Assert.True(sample.GetProperty("bytesOnDisk").GetInt64() > 0, sample.ToString()));
+
+        // The threshold after the last pass: at least twice the live estimate, the policy's rule, since the store's
+        // minimum is far below this small log.
+        Assert.True(end.GetProperty("thresholdBytes").GetInt64() >= 2 * end.GetProperty("liveBytesEstimate").GetInt64(), end.ToString());
         Assert.True(withCompaction.RootElement.GetProperty("settings").GetProperty("compaction").GetBoolean());
         Assert.Contains("compaction     disk", compacting.Output);
 
