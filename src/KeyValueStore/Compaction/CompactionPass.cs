@@ -140,10 +140,11 @@ internal sealed class CompactionPass
                 diskBytesFreed += slice.DiskBytesFreed;
                 sliceStart = sliceEnd;
 
+                bool sliceHeldWriters = backPressure.IsHeld;
+
                 // Writers a slice held go as soon as it has brought the log under the bound, not at the next slice's
                 // start: a checkpoint in between (below) held them for its whole flush, the longest pauses beside
                 // checkpoints (docs/benchmarks.md, "Writers released before a pass's checkpoints").
-                bool sliceHeldWriters = backPressure.IsHeld;
                 if (!_policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress))
                 {
                     backPressure.Release();

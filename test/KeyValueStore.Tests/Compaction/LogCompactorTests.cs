@@ -809,10 +809,8 @@ public class LogCompactorTests
     public async Task WritersThatPassTheBound_WhileAPassReleasesSegments_AreHeld()
     {
         using var temp = new TempDirectory();
-        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
         const int Keys = 80_000;
-        await WritePatternedKeysAsync(store, Keys);
-        await WritePatternedKeysAsync(store, Keys);
+        await using FasterRecordStore store = await OpenCheckpointStoreWithASupersededRoundAsync(temp.Path, Keys);
 
         // The bound is a quarter over the log as it is, so the pass starts with the writers free; the first release's
         // writes take the log over it.
@@ -851,10 +849,8 @@ public class LogCompactorTests
     public async Task TheCheckpointsOfAPass_HoldNoWriter_OnceASliceBroughtTheLogUnderTheBound()
     {
         using var temp = new TempDirectory();
-        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
         const int Keys = 80_000;
-        await WritePatternedKeysAsync(store, Keys);
-        await WritePatternedKeysAsync(store, Keys);
+        await using FasterRecordStore store = await OpenCheckpointStoreWithASupersededRoundAsync(temp.Path, Keys);
 
         // The first round of writes, all superseded, fills the first slices: each gives back what it covers. The bound (a
         // quarter over the threshold) sits one and a half slices under the log, so the writers are held through the
@@ -947,6 +943,15 @@ public class LogCompactorTests
         {
             await store.UpsertAsync(Key(key), PatternedValue(key, 100));
         }
+    }
+
+    /// <summary>A Checkpoint-mode store with <paramref name="keys"/> patterned keys written twice: the first round, all superseded, fills the first half of its log.</summary>
+    private static async Task<FasterRecordStore> OpenCheckpointStoreWithASupersededRoundAsync(string directory, int keys)
+    {
+        FasterRecordStore store = StoreFactory.Open(DurableStores.Options(directory, DurabilityMode.Checkpoint));
+        await WritePatternedKeysAsync(store, keys);
+        await WritePatternedKeysAsync(store, keys);
+        return store;
     }
 
     private static async Task WriteKilobyteValuesAsync(FasterRecordStore store, int keys, int round)
