@@ -18,7 +18,9 @@ internal static class CompactionSampler
     public static CompactionSample Sample(FasterRecordStore store, long bytesOnDisk, double seconds)
     {
         CompactionStatistics statistics = store.Compactor.Statistics;
-        long? live = store.Compactor.LiveBytesEstimate;
+        // Together, so that a pass ending meanwhile cannot pair its estimate with the threshold before it.
+        CompactionThresholdPolicy.Setting setting = store.Compactor.ThresholdSetting;
+        long? live = setting.LiveBytesEstimate;
         return new CompactionSample(
             seconds,
             bytesOnDisk,
@@ -33,7 +35,7 @@ internal static class CompactionSampler
             statistics.BackPressure.TotalMilliseconds,
             statistics.WaitedForRoom.TotalMilliseconds,
             statistics.LongestWaitForRoom.TotalMilliseconds,
-            store.Compactor.ThresholdBytes);
+            setting.ThresholdBytes);
     }
 
     /// <summary>

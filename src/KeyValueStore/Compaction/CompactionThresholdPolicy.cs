@@ -34,7 +34,7 @@ internal sealed class CompactionThresholdPolicy
 
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
-    private long _thresholdBytes;
+    private Setting _current;
 
     /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate (a budget may lower it).</param>
     /// <param name="budget">The most the log may hold; null for no budget.</param>
@@ -43,14 +43,20 @@ internal sealed class CompactionThresholdPolicy
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(minimumThresholdBytes, 0);
         _minimumThresholdBytes = minimumThresholdBytes;
         _budgetBytes = budget?.Bytes ?? long.MaxValue;
-        _thresholdBytes = CappedByBudget(minimumThresholdBytes, logBytesLeft: 0);
+        _current = new Setting(CappedByBudget(minimumThresholdBytes, logBytesLeft: 0), LiveBytesEstimate: null);
     }
 
     /// <summary>Gets the most the log may hold, <see cref="long.MaxValue"/> when there is no budget.</summary>
     public long BudgetBytes => _budgetBytes;
 
     /// <summary>Gets the log size from which a scheduled pass runs.</summary>
-    public long ThresholdBytes => System.Threading.Volatile.Read(ref _thresholdBytes);
+    public long ThresholdBytes => Current.ThresholdBytes;
+
+    /// <summary>
+    /// Gets the threshold together with the live estimate it was set from, as the last pass left them: read apart, a
+    /// pass in between could pair one pass's estimate with another's threshold.
+    /// </summary>
+    public Setting Current => System.Threading.Volatile.Read(ref _current);
 
     /// <summary>Gets the log size from which a pass holds writers back until a slice brings the log under it.</summary>
     public long BackPressureBytes
@@ -63,7 +69,7 @@ internal sealed class CompactionThresholdPolicy
     }
 
     /// <summary>Gets the estimate of the live bytes measured by the last pass, or null before the first.</summary>
-    public long? LiveBytesEstimate { get; private set; }
+    public long? LiveBytesEstimate => Current.LiveBytesEstimate;
 
     /// <summary>Gets the live fraction of the part the last pass compacted, or null before the first.</summary>
     public double? CompactedLiveFraction { get; private set; }
@@ -132,20 +138,18 @@ internal sealed class CompactionThresholdPolicy
             CompactedLiveFraction = Math.Clamp((double)copiedBytes / compactedBytes, 0, 1);
         }
 
-        LiveBytesEstimate = liveBytesEstimate;
         long threshold = CappedByBudget(
             Math.Max(
                 _minimumThresholdBytes,
                 Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
             logBytesLeft);
-        if (threshold == ThresholdBytes)
-        {
-            return null;
-        }
-
-        System.Threading.Volatile.Write(ref _thresholdBytes, threshold);
-        return threshold;
+        bool changed = threshold != ThresholdBytes;
+        System.Threading.Volatile.Write(ref _current, new Setting(threshold, liveBytesEstimate));
+        return changed ? threshold : null;
     }
+
+    /// <summary>A threshold and the live estimate it was set from (null before the first pass).</summary>
+    public sealed record Setting(long ThresholdBytes, long? LiveBytesEstimate);
 
     /// <summary>Lowers <paramref name="threshold"/> so that a pass can finish before the log reaches the budget (remarks).</summary>
     private long CappedByBudget(long threshold, long logBytesLeft)

@@ -105,6 +105,9 @@ internal sealed partial class LogCompactor : IAsyncDisposable
     /// <summary>Gets the live bytes the last pass estimated, or null before the first.</summary>
     public long? LiveBytesEstimate => _policy.LiveBytesEstimate;
 
+    /// <summary>Gets the threshold and the live estimate it was set from, read together.</summary>
+    public CompactionThresholdPolicy.Setting ThresholdSetting => _policy.Current;
+
     /// <summary>Gets the log's size now: from its begin address to its tail, what its segment files hold.</summary>
     public long LogBytes => _store.Log.TailAddress - _store.Log.BeginAddress;
 

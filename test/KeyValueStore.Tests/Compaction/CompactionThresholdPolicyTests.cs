@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using KeyValueStore.Compaction;
 
 namespace KeyValueStore.Tests.Compaction;
@@ -184,5 +185,45 @@ public class CompactionThresholdPolicyTests
 
         Assert.False(policy.ShouldCompact(3_300));
         Assert.Equal(3_000, policy.BackPressureBytes);
+    }
+
+    /// <summary>
+    /// The threshold and the estimate it was set from are read together while passes record new ones: the load test's
+    /// samples read them apart, and a pass ending between the two reads could pair one pass's estimate with the
+    /// threshold of the pass before (its report test asserts the threshold is at least twice the estimate).
+    /// </summary>
+    [Fact]
+    public void TheThresholdAndItsEstimate_AreReadTogether_WhilePassesRecordNewOnes()
+    {
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes: 1);
+        policy.RecordPass(liveBytesEstimate: 100, logBytesLeft: 0);
+        using var stop = new CancellationTokenSource();
+        var passes = new Thread(() =>
+        {
+            for (long pass = 0; !stop.IsCancellationRequested; pass++)
+            {
+                policy.RecordPass(liveBytesEstimate: pass % 2 == 0 ? 1_000 : 100, logBytesLeft: 0);
+            }
+        });
+        passes.Start();
+        int mismatches = 0;
+        try
+        {
+            for (int read = 0; read < 2_000_000; read++)
+            {
+                CompactionThresholdPolicy.Setting setting = policy.Current;
+                if (setting.ThresholdBytes != 2 * setting.LiveBytesEstimate)
+                {
+                    mismatches++;
+                }
+            }
+        }
+        finally
+        {
+            stop.Cancel();
+            passes.Join();
+        }
+
+        Assert.Equal(0, mismatches);
     }
 }
