@@ -19,7 +19,7 @@ internal static class CompactionSampler
     {
         CompactionStatistics statistics = store.Compactor.Statistics;
         // Together, so that a pass ending meanwhile cannot pair its estimate with the threshold before it.
-        CompactionThresholdPolicy.Setting setting = store.Compactor.ThresholdSetting;
+        CompactionThresholdPolicy.ThresholdAndEstimate setting = store.Compactor.ThresholdAndEstimate;
         long? live = setting.LiveBytesEstimate;
         return new CompactionSample(
             seconds,

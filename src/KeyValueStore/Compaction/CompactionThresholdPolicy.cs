@@ -34,7 +34,7 @@ internal sealed class CompactionThresholdPolicy
 
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
-    private Setting _current;
+    private ThresholdAndEstimate _current;
 
     /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate (a budget may lower it).</param>
     /// <param name="budget">The most the log may hold; null for no budget.</param>
@@ -43,7 +43,7 @@ internal sealed class CompactionThresholdPolicy
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(minimumThresholdBytes, 0);
         _minimumThresholdBytes = minimumThresholdBytes;
         _budgetBytes = budget?.Bytes ?? long.MaxValue;
-        _current = new Setting(CappedByBudget(minimumThresholdBytes, logBytesLeft: 0), LiveBytesEstimate: null);
+        _current = new ThresholdAndEstimate(CappedByBudget(minimumThresholdBytes, logBytesLeft: 0), LiveBytesEstimate: null);
     }
 
     /// <summary>Gets the most the log may hold, <see cref="long.MaxValue"/> when there is no budget.</summary>
@@ -56,7 +56,7 @@ internal sealed class CompactionThresholdPolicy
     /// Gets the threshold together with the live estimate it was set from, as the last pass left them: read apart, a
     /// pass in between could pair one pass's estimate with another's threshold.
     /// </summary>
-    public Setting Current => System.Threading.Volatile.Read(ref _current);
+    public ThresholdAndEstimate Current => System.Threading.Volatile.Read(ref _current);
 
     /// <summary>Gets the log size from which a pass holds writers back until a slice brings the log under it.</summary>
     public long BackPressureBytes
@@ -144,12 +144,12 @@ internal sealed class CompactionThresholdPolicy
                 Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
             logBytesLeft);
         bool changed = threshold != ThresholdBytes;
-        System.Threading.Volatile.Write(ref _current, new Setting(threshold, liveBytesEstimate));
+        System.Threading.Volatile.Write(ref _current, new ThresholdAndEstimate(threshold, liveBytesEstimate));
         return changed ? threshold : null;
     }
 
     /// <summary>A threshold and the live estimate it was set from (null before the first pass).</summary>
-    public sealed record Setting(long ThresholdBytes, long? LiveBytesEstimate);
+    public sealed record ThresholdAndEstimate(long ThresholdBytes, long? LiveBytesEstimate);
 
     /// <summary>Lowers <paramref name="threshold"/> so that a pass can finish before the log reaches the budget (remarks).</summary>
     private long CappedByBudget(long threshold, long logBytesLeft)

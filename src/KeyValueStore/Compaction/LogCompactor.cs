@@ -106,7 +106,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
     public long? LiveBytesEstimate => _policy.LiveBytesEstimate;
 
     /// <summary>Gets the threshold and the live estimate it was set from, read together.</summary>
-    public CompactionThresholdPolicy.Setting ThresholdSetting => _policy.Current;
+    public CompactionThresholdPolicy.ThresholdAndEstimate ThresholdAndEstimate => _policy.Current;
 
     /// <summary>Gets the log's size now: from its begin address to its tail, what its segment files hold.</summary>
     public long LogBytes => _store.Log.TailAddress - _store.Log.BeginAddress;

@@ -211,7 +211,7 @@ public class CompactionThresholdPolicyTests
         {
             for (int read = 0; read < 2_000_000; read++)
             {
-                CompactionThresholdPolicy.Setting setting = policy.Current;
+                CompactionThresholdPolicy.ThresholdAndEstimate setting = policy.Current;
                 if (setting.ThresholdBytes != 2 * setting.LiveBytesEstimate)
                 {
                     mismatches++;
