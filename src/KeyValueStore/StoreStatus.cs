@@ -7,7 +7,7 @@ namespace KeyValueStore;
 /// <param name="Fault">What failed, when <paramref name="IsFaulted"/>; otherwise null.</param>
 /// <param name="LogBytes">The hybrid log from its begin address to its tail, in memory and on disk.</param>
 /// <param name="DiskBytes">The log's segment files, whole.</param>
-/// <param name="LiveBytes">The compactor's latest estimate of the live records' bytes; null until a compaction pass has made one.</param>
+/// <param name="LiveBytes">The compactor's estimate of the live records' bytes (the median of its last five passes' samples, or the latest when it differs from that by more than a quarter); null until a compaction pass has made one.</param>
 /// <param name="BackPressure">The time compaction has held writers back since the store opened.</param>
 public sealed record StoreStatus(bool IsFaulted, string? Fault, long LogBytes, long DiskBytes, long? LiveBytes, TimeSpan BackPressure)
 {

@@ -10,7 +10,7 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <param name="Seconds">Seconds into the run phase; for the end of the run, its length.</param>
 /// <param name="BytesOnDisk">The sizes of the store's files.</param>
 /// <param name="LogBytes">The log from its begin address to its tail: what the files would hold with no segment awaiting deletion and none preallocated.</param>
-/// <param name="LiveBytesEstimate">The live bytes the compactor's last pass estimated; null before its first.</param>
+/// <param name="LiveBytesEstimate">The live bytes the compactor's threshold follows, as its last passes estimated them; null before its first.</param>
 /// <param name="DiskPerLive"><paramref name="BytesOnDisk"/> / <paramref name="LiveBytesEstimate"/>; null without an estimate.</param>
 /// <param name="Passes">Compaction passes since the store opened.</param>
 /// <param name="LogBytesReclaimed">Log bytes the passes gave back (how far they moved the begin address, less what they copied).</param>

@@ -12,7 +12,9 @@ namespace KeyValueStore.Compaction;
 /// what it copies.
 /// </summary>
 /// <remarks>
-/// The estimate is the engine's, taken after each pass (<see cref="EstimateLiveBytes"/>). The threshold is also kept a
+/// The estimate is the engine's, taken after each pass (<see cref="EstimateLiveBytes"/>), steadied over the last few
+/// passes (<see cref="SteadiedLiveEstimate"/>): a sample's error would otherwise move the threshold, the bound and the
+/// ratios users read from pass to pass over the same data. The threshold is also kept a
 /// quarter above the log a pass leaves when it counts that log live whole, so that an estimate too low cannot make
 /// passes follow each other for nothing.
 /// <para>
@@ -34,6 +36,7 @@ internal sealed class CompactionThresholdPolicy
 
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
+    private readonly SteadiedLiveEstimate _estimates = new();
     private ThresholdAndEstimate _current;
 
     /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate (a budget may lower it).</param>
@@ -68,7 +71,7 @@ internal sealed class CompactionThresholdPolicy
         }
     }
 
-    /// <summary>Gets the estimate of the live bytes measured by the last pass, or null before the first.</summary>
+    /// <summary>Gets the estimate of the live bytes the threshold follows (the passes' estimates, steadied), or null before the first pass.</summary>
     public long? LiveBytesEstimate => Current.LiveBytesEstimate;
 
     /// <summary>Gets the live fraction of the part the last pass compacted, or null before the first.</summary>
@@ -123,7 +126,10 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>Returns true when a log of <paramref name="logBytes"/> is so far over the threshold that writers must wait for compaction.</summary>
     public bool ShouldHoldWriters(long logBytes) => logBytes >= BackPressureBytes;
 
-    /// <summary>Records a pass and sets the threshold from the live bytes measured after it. Returns the new threshold when it changed, else null.</summary>
+    /// <summary>
+    /// Records a pass and sets the threshold from the live bytes measured after it, steadied over the last passes (remarks).
+    /// Returns the new threshold when it changed, else null.
+    /// </summary>
     /// <param name="liveBytesEstimate">The log's live bytes, measured after the pass.</param>
     /// <param name="logBytesLeft">What the pass left of the log it started from: the bytes it copied and those it did not reach.</param>
     /// <param name="copiedBytes">The live bytes the pass copied out of the part it compacted.</param>
@@ -138,13 +144,14 @@ internal sealed class CompactionThresholdPolicy
             CompactedLiveFraction = Math.Clamp((double)copiedBytes / compactedBytes, 0, 1);
         }
 
+        long liveBytes = _estimates.Add(liveBytesEstimate);
         long threshold = CappedByBudget(
             Math.Max(
                 _minimumThresholdBytes,
-                Math.Max(SaturatingMultiply(liveBytesEstimate, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
+                Math.Max(SaturatingMultiply(liveBytes, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
             logBytesLeft);
         bool changed = threshold != ThresholdBytes;
-        System.Threading.Volatile.Write(ref _current, new ThresholdAndEstimate(threshold, liveBytesEstimate));
+        System.Threading.Volatile.Write(ref _current, new ThresholdAndEstimate(threshold, liveBytes));
         return changed ? threshold : null;
     }
 

@@ -102,7 +102,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
     /// <summary>Gets the log size from which a scheduled step compacts.</summary>
     public long ThresholdBytes => _policy.ThresholdBytes;
 
-    /// <summary>Gets the live bytes the last pass estimated, or null before the first.</summary>
+    /// <summary>Gets the live bytes the threshold follows, as the last passes estimated them (<see cref="SteadiedLiveEstimate"/>), or null before the first.</summary>
     public long? LiveBytesEstimate => _policy.LiveBytesEstimate;
 
     /// <summary>Gets the threshold and the live estimate it was set from, read together.</summary>
@@ -344,7 +344,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         long oldThreshold = _policy.ThresholdBytes;
         if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold)
         {
-            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, liveBytes);
+            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, _policy.LiveBytesEstimate ?? liveBytes);
         }
 
         return result;

@@ -97,6 +97,22 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void EstimatesThatSwingAroundTheSameLiveData_LeaveTheThresholdWhereTheirMedianPutsIt()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(liveBytesEstimate: 1_000, logBytesLeft: 1_000);
+
+        // A sample's error, as measured over the same data: up to a tenth either way from one pass to the next.
+        foreach (long estimate in new long[] { 1_120, 890, 1_050, 950 })
+        {
+            policy.RecordPass(estimate, logBytesLeft: 1_000);
+
+            Assert.Equal(2_000, policy.ThresholdBytes);
+            Assert.Equal(1_000, policy.LiveBytesEstimate);
+        }
+    }
+
+    [Fact]
     public void BeforeTheFirstPass_APassTakesTheWholeReadOnlyRegion()
     {
         var policy = new CompactionThresholdPolicy(100);
