@@ -19,8 +19,8 @@ internal static class CompactionSampler
     {
         CompactionStatistics statistics = store.Compactor.Statistics;
         // Together, so that a pass ending meanwhile cannot pair its estimate with the threshold before it.
-        CompactionThresholdPolicy.ThresholdAndEstimate setting = store.Compactor.ThresholdAndEstimate;
-        long? live = setting.LiveBytesEstimate;
+        CompactionThresholdPolicy.ThresholdAndEstimate current = store.Compactor.ThresholdAndEstimate;
+        long? live = current.LiveBytesEstimate;
         return new CompactionSample(
             seconds,
             bytesOnDisk,
@@ -35,7 +35,7 @@ internal static class CompactionSampler
             statistics.BackPressure.TotalMilliseconds,
             statistics.WaitedForRoom.TotalMilliseconds,
             statistics.LongestWaitForRoom.TotalMilliseconds,
-            setting.ThresholdBytes);
+            current.ThresholdBytes);
     }
 
     /// <summary>

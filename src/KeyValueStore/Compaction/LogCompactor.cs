@@ -342,9 +342,11 @@ internal sealed partial class LogCompactor : IAsyncDisposable
 
         long liveBytes = await _pass.WatchingBackPressureAsync(() => _estimateLiveBytes()).ConfigureAwait(false);
         long oldThreshold = _policy.ThresholdBytes;
-        if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold)
+        // The event names the estimate the threshold now follows (steadied over the last passes), not this pass's sample.
+        if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold
+            && _policy.LiveBytesEstimate is long followed)
         {
-            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, _policy.LiveBytesEstimate ?? liveBytes);
+            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, followed);
         }
 
         return result;

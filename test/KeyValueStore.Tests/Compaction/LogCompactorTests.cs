@@ -329,6 +329,40 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// The threshold-changed event names the estimate the threshold follows, the median of the last passes' samples, not
+    /// the last sample: a reader of the log compares it with the threshold beside it.
+    /// </summary>
+    [Fact]
+    public async Task TheThresholdChangedEvent_NamesTheSteadiedEstimate_NotThePassesLastSample()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        var logger = new RecordingLogger();
+
+        // Samples far above the log, so that twice the estimate sets the threshold: 1,000, 1,200, 1,200 and 950 MB. The
+        // fourth pass follows the lower middle of the four (1,000 MB), which moves the threshold; its sample was 950 MB.
+        var samples = new Queue<long>([1_000_000_000, 1_200_000_000, 1_200_000_000, 950_000_000]);
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(minimumThresholdBytes: 1),
+            logger,
+            store.CopyLiveRecordsAsync,
+            estimate: () => Task.FromResult(samples.Dequeue()));
+
+        for (int pass = 0; pass < 4; pass++)
+        {
+            await WritePatternedKeysAsync(store, 2_000);
+            Assert.True((await compactor.CompactNowAsync()).Compacted, $"pass {pass + 1} compacted nothing");
+        }
+
+        Assert.Empty(samples);
+        Assert.Equal(
+            ["1000000000", "1200000000", "1000000000"],
+            logger.Events.Where(e => e.Id.Id == ThresholdChangedEvent).Select(e => e.Message.Split(' ')[^1].TrimEnd('.')));
+        Assert.Equal(2_000_000_000, compactor.ThresholdBytes);
+    }
+
+    /// <summary>
     /// A pass that ends in a stretch of dead records leaves a log whose newer part is all live. The estimate once took the
     /// whole log left to be as live as the pass's last slice, and came out near nothing; it now samples that log.
     /// </summary>
