@@ -227,8 +227,8 @@ public class CompactionThresholdPolicyTests
         {
             for (int read = 0; read < 2_000_000; read++)
             {
-                CompactionThresholdPolicy.ThresholdAndEstimate setting = policy.Current;
-                if (setting.ThresholdBytes != 2 * setting.LiveBytesEstimate)
+                CompactionThresholdPolicy.ThresholdAndEstimate current = policy.Current;
+                if (current.ThresholdBytes != 2 * current.LiveBytesEstimate)
                 {
                     mismatches++;
                 }
