@@ -16,7 +16,8 @@ namespace KeyValueStore.Compaction;
 /// held out until a slice brings it back under: they are slowed as far as compaction is behind, and the disk stays
 /// bounded. Deletes no file itself:
 /// the journal decides when the emptied segment files go, and a long pass asks it on the way (each time it has emptied
-/// an eighth of the threshold in whole segments, or a whole segment while it holds the writers), not only at its end.
+/// an eighth of the threshold in whole segments, or a whole segment while it holds the writers or where the journal
+/// asks for that), not only at its end.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
@@ -86,7 +87,8 @@ internal sealed class CompactionPass
     /// <summary>
     /// How many bytes of whole segment files a pass empties before it gives them back on the way: an eighth of the
     /// threshold (about a quarter of the live data waiting at most), at least one segment; but every segment once it is
-    /// empty while the slice that emptied it held the writers, since the log is then at its bound and the disk with it.
+    /// empty while the slice that emptied it held the writers, since the log is then at its bound and the disk with it,
+    /// and every segment throughout where the journal says a release is cheap (<see cref="IWriteJournal.ReleasesEachEmptiedSegment"/>).
     /// Counted in whole segments, since a release (a checkpoint, in the durable modes) frees nothing of a segment the
     /// begin address is still inside.
     /// </summary>
@@ -98,7 +100,7 @@ internal sealed class CompactionPass
     /// back-pressure is how it is kept.
     /// </remarks>
     private long ReleaseEveryBytes(bool writersHeld) =>
-        writersHeld ? 1L << _segmentSizeBits : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
+        writersHeld || _journal.ReleasesEachEmptiedSegment ? 1L << _segmentSizeBits : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
 
     /// <summary>The bytes of the whole segments below <paramref name="to"/> that are not below <paramref name="from"/>.</summary>
     private long WholeSegmentBytesBetween(long from, long to) => ((to >> _segmentSizeBits) - (from >> _segmentSizeBits)) << _segmentSizeBits;

@@ -88,6 +88,14 @@ internal interface IWriteJournal : IAsyncDisposable
     /// </summary>
     Task ReleaseCompactedLogAsync(CancellationToken cancellationToken);
 
+    /// <summary>
+    /// Gets whether a compaction pass should ask for <see cref="ReleaseCompactedLogAsync"/> as soon as it has emptied a
+    /// whole segment file, rather than once it has emptied several (an eighth of the threshold) while the writers run.
+    /// True where a release on the way costs the writers less than the disk it gives back (docs/benchmarks.md, "Commit
+    /// mode gives emptied segments back at once").
+    /// </summary>
+    bool ReleasesEachEmptiedSegment { get; }
+
     /// <summary>Makes every write durable as the store closes. Call once every operation has finished; the files stay open until disposal.</summary>
     Task CloseAsync();
 }

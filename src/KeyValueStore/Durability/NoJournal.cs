@@ -67,6 +67,10 @@ internal sealed class NoJournal(FasterKV<SpanByte, SpanByte> store) : IWriteJour
     }
 
     /// <inheritdoc/>
+    /// <remarks>No need: each slice lets its own segments go as it ends (<see cref="RunBetweenCheckpointsAsync{T}"/>).</remarks>
+    public bool ReleasesEachEmptiedSegment => false;
+
+    /// <inheritdoc/>
     public Task CloseAsync() => Task.CompletedTask;
 
     /// <inheritdoc/>

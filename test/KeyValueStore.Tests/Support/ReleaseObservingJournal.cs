@@ -25,6 +25,8 @@ internal sealed class ReleaseObservingJournal(IWriteJournal inner, Action before
         return inner.ReleaseCompactedLogAsync(cancellationToken);
     }
 
+    public bool ReleasesEachEmptiedSegment => inner.ReleasesEachEmptiedSegment;
+
     public Task RecoverAsync(Func<IReadOnlyList<BatchWrite>, ValueTask> apply) => inner.RecoverAsync(apply);
 
     public void Start() => inner.Start();

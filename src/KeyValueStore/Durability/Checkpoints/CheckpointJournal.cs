@@ -106,6 +106,14 @@ internal sealed class CheckpointJournal : IWriteJournal
     public Task ReleaseCompactedLogAsync(CancellationToken cancellationToken) => Checkpointer.CheckpointAsync("compaction", cancellationToken);
 
     /// <inheritdoc/>
+    /// <remarks>
+    /// No: a Checkpoint-mode store's passes reach the back-pressure bound under heavy writes, where they release each
+    /// segment anyway; below it, a release after every segment gave the same disk over ten minutes and a longer writer
+    /// tail beside the passes, as they waited for the extra checkpoints (docs/benchmarks.md).
+    /// </remarks>
+    public bool ReleasesEachEmptiedSegment => false;
+
+    /// <inheritdoc/>
     public Task CloseAsync() => Checkpointer.DisposeAsync().AsTask();
 
     /// <inheritdoc/>
