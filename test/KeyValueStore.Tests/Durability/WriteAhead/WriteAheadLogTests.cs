@@ -147,7 +147,7 @@ public class WriteAheadLogTests
         long mostSegments = 0;
 
         // Periodic checkpoints are an hour apart here; 1 MB log segments (the store's): write about 12 MB through the log.
-        // The files are counted every 64 writes (about 64 KB of log, sixteen times a segment), whichever worker makes it,
+        // The files are counted every 64 writes (about 64 KB of log, a sixteenth of a segment), whichever worker makes it,
         // so a log that grew past the bound is seen however the workers interleave.
         await Task.WhenAll(Enumerable.Range(0, 16).Select(async worker =>
         {
