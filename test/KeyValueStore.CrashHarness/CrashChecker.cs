@@ -43,6 +43,12 @@ internal sealed class CrashChecker
     private readonly Random _random;
     private readonly string _checkKeysFile;
     private readonly ValueFingerprint?[] _confirmed = new ValueFingerprint?[CrashStore.KeyCount];
+
+    // Where each key's confirmed state came from, and the one it replaced: a violation then says whether the store went
+    // back to an older state (writes lost or rolled back) or holds a value it was never confirmed to hold.
+    private readonly int[] _confirmedAt = new int[CrashStore.KeyCount];
+    private readonly ValueFingerprint?[] _confirmedBefore = new ValueFingerprint?[CrashStore.KeyCount];
+    private readonly int[] _confirmedBeforeAt = new int[CrashStore.KeyCount];
     private readonly List<string> _unchecked = [];
     private long[]? _confirmedBank;
     private long _versionBase;
@@ -191,15 +197,46 @@ internal sealed class CrashChecker
             IReadOnlyList<ValueFingerprint?> allowed = Allowed(key, operations.GetValueOrDefault(key) ?? [], lastCheckpointStart);
             if (allowed.Contains(recovered))
             {
-                _confirmed[key] = recovered;
+                Confirm(key, recovered, cycle);
             }
             else
             {
-                violations.Add($"{where}, key {key}: recovered {Describe(key, recovered, operations)}, allowed {string.Join(" or ", allowed.Select(state => Describe(key, state, operations)))}");
-                _confirmed[key] = allowed[0];
+                violations.Add($"{where}, key {key}: recovered {DescribeRecovered(key, recovered, operations)}, allowed {string.Join(" or ", allowed.Select(state => Describe(key, state, operations)))}");
+                Confirm(key, allowed[0], cycle);
             }
         }
     }
+
+    private void Confirm(int key, ValueFingerprint? state, int cycle)
+    {
+        if (state != _confirmed[key])
+        {
+            _confirmedBefore[key] = _confirmed[key];
+            _confirmedBeforeAt[key] = _confirmedAt[key];
+        }
+
+        _confirmed[key] = state;
+        _confirmedAt[key] = cycle;
+    }
+
+    /// <summary>
+    /// A recovered state: the operation since the last check that wrote it, else whether the key held it before (the
+    /// store went back) or never did in the last two checks.
+    /// </summary>
+    private string DescribeRecovered(int key, ValueFingerprint? recovered, Dictionary<int, List<Operation>> operations)
+    {
+        string described = Describe(key, recovered, operations);
+        if (operations.GetValueOrDefault(key)?.Any(operation => operation.Result(key) == recovered) == true)
+        {
+            return described;
+        }
+
+        return recovered == _confirmed[key] ? $"{described}, the state confirmed at {CheckName(_confirmedAt[key])}: every write since is gone"
+            : recovered == _confirmedBefore[key] ? $"{described}, the state confirmed at {CheckName(_confirmedBeforeAt[key])}, older still"
+            : $"{described}, no state the key was confirmed to hold in the last two checks";
+    }
+
+    private static string CheckName(int cycle) => cycle == 0 ? "the start" : $"the check of cycle {cycle}";
 
     /// <summary>
     /// The bank task's batches run one after another, so the states the accounts may be in form a sequence: the

@@ -122,6 +122,20 @@ public class HotPathBenchmarks
         }
     }
 
+    /// <summary>
+    /// Raw FASTER through its asynchronous upsert, the call the engine makes (<see cref="PinnedRecord.UpsertAsync"/>):
+    /// how much of the engine's time over <see cref="Raw_Upsert"/> is FASTER's own asynchronous API, not the engine's layers.
+    /// </summary>
+    [BenchmarkCategory("Upsert"), Benchmark]
+    public async ValueTask RawAsync_Upsert()
+    {
+        var result = await PinnedRecord.UpsertAsync(_rawSession!, _keyBytes[NextKey()], _value).ConfigureAwait(false);
+        while (result.Status.IsPending)
+        {
+            result = await result.CompleteAsync().ConfigureAwait(false);
+        }
+    }
+
     [BenchmarkCategory("Upsert"), Benchmark]
     public ValueTask Engine_Upsert() => _engine!.UpsertAsync(_keyBytes[NextKey()], _value);
 
