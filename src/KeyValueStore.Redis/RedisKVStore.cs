@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.Diagnostics;
 using StackExchange.Redis;
 using StackExchange.Redis.KeyspaceIsolation;
 
@@ -30,6 +31,9 @@ namespace KeyValueStore.Redis;
 /// Cancellation: a token is honoured until the command is sent. After that a write runs to the end, and a read stops
 /// waiting for its answer.
 /// </para>
+/// <para>
+/// Each operation is counted and timed on the embedded store's instruments (<see cref="RedisKVStoreOptions.MeterFactory"/>).
+/// </para>
 /// </remarks>
 /// <typeparam name="TKey">The key type; MessagePack must be able to serialize it.</typeparam>
 /// <typeparam name="TValue">The value type; MessagePack must be able to serialize it.</typeparam>
@@ -44,6 +48,7 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     private readonly RecordSerializer<TKey, TValue> _serializer;
     private readonly int _readRetries;
     private readonly int _maxUpdateAttempts;
+    private readonly RedisStoreMetrics _metrics;
     private int _disposed;
 
     /// <summary>Creates a store over a connection the caller owns (and disposes after the store).</summary>
@@ -67,6 +72,7 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
         _database = options.KeyPrefix.Length == 0 ? database : database.WithKeyPrefix(options.KeyPrefix);
         _readRetries = options.ReadRetries;
         _maxUpdateAttempts = options.MaxUpdateAttempts;
+        _metrics = new RedisStoreMetrics(options.MeterFactory, options.KeyPrefix);
     }
 
     /// <summary>Connects to the server <see cref="RedisKVStoreOptions.Configuration"/> names and creates a store that owns the connection.</summary>
@@ -111,29 +117,60 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     public async ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
-        RedisKey redisKey = _serializer.SerializeKey(key);
-        RedisValue stored = _serializer.SerializeValue(value);
-        cancellationToken.ThrowIfCancellationRequested();
-        await WriteAsync("upsert", () => _database.StringSetAsync(redisKey, stored)).ConfigureAwait(false);
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
+        {
+            RedisKey redisKey = _serializer.SerializeKey(key);
+            RedisValue stored = _serializer.SerializeValue(value);
+            cancellationToken.ThrowIfCancellationRequested();
+            await WriteAsync("upsert", () => _database.StringSetAsync(redisKey, stored)).ConfigureAwait(false);
+            outcome = Outcome.Ok;
+        }
+        finally
+        {
+            _metrics.Operations.End(Operation.Upsert, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
     public async ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
-        RedisKey redisKey = _serializer.SerializeKey(key);
-        RedisValue stored = await ReadAsync("read", () => _database.StringGetAsync(redisKey), cancellationToken).ConfigureAwait(false);
-        return Decode(stored);
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
+        {
+            RedisKey redisKey = _serializer.SerializeKey(key);
+            RedisValue stored = await ReadAsync("read", () => _database.StringGetAsync(redisKey), cancellationToken).ConfigureAwait(false);
+            ReadResult<TValue> result = Decode(stored);
+            outcome = result.Status == KeyStatus.Found ? Outcome.Ok : Outcome.NotFound;
+            return result;
+        }
+        finally
+        {
+            _metrics.Operations.End(Operation.Read, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
     public async ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
-        RedisKey redisKey = _serializer.SerializeKey(key);
-        cancellationToken.ThrowIfCancellationRequested();
-        bool deleted = await WriteAsync("delete", () => _database.KeyDeleteAsync(redisKey)).ConfigureAwait(false);
-        return deleted ? KeyStatus.Found : KeyStatus.NotFound;
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
+        {
+            RedisKey redisKey = _serializer.SerializeKey(key);
+            cancellationToken.ThrowIfCancellationRequested();
+            bool deleted = await WriteAsync("delete", () => _database.KeyDeleteAsync(redisKey)).ConfigureAwait(false);
+            outcome = deleted ? Outcome.Ok : Outcome.NotFound;
+            return deleted ? KeyStatus.Found : KeyStatus.NotFound;
+        }
+        finally
+        {
+            _metrics.Operations.End(Operation.Delete, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
@@ -141,14 +178,23 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     {
         ArgumentNullException.ThrowIfNull(batch);
         ThrowIfDisposed();
-        if (batch.Count == 0)
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
         {
-            return;
-        }
+            if (batch.Count > 0)
+            {
+                EncodedWrite[] writes = Encode(batch);
+                cancellationToken.ThrowIfCancellationRequested();
+                await WriteAsync("batch", () => CommitAsync(writes, conditions: null)).ConfigureAwait(false);
+            }
 
-        EncodedWrite[] writes = Encode(batch);
-        cancellationToken.ThrowIfCancellationRequested();
-        await WriteAsync("batch", () => CommitAsync(writes, conditions: null)).ConfigureAwait(false);
+            outcome = Outcome.Ok;
+        }
+        finally
+        {
+            _metrics.Operations.End(Operation.Batch, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
@@ -156,14 +202,22 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
     {
         ArgumentNullException.ThrowIfNull(keys);
         ThrowIfDisposed();
-        RedisKey[] redisKeys = EncodeKeys(keys);
-        if (redisKeys.Length == 0)
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
         {
-            return [];
+            RedisKey[] redisKeys = EncodeKeys(keys);
+            RedisValue[] stored = redisKeys.Length == 0
+                ? []
+                : await ReadAsync("read-many", () => ReadTogetherAsync(redisKeys), cancellationToken).ConfigureAwait(false);
+            ReadResult<TValue>[] results = Array.ConvertAll(stored, Decode);
+            outcome = Outcome.Ok;
+            return results;
         }
-
-        RedisValue[] stored = await ReadAsync("read-many", () => ReadTogetherAsync(redisKeys), cancellationToken).ConfigureAwait(false);
-        return Array.ConvertAll(stored, Decode);
+        finally
+        {
+            _metrics.Operations.End(Operation.ReadMany, outcome, started);
+        }
     }
 
     /// <inheritdoc/>
@@ -176,6 +230,25 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
         ArgumentNullException.ThrowIfNull(keys);
         ArgumentNullException.ThrowIfNull(update);
         ThrowIfDisposed();
+        long started = _metrics.Operations.Start();
+        string outcome = Outcome.Error;
+        try
+        {
+            await UpdateUntilUncontendedAsync(keys, update, cancellationToken).ConfigureAwait(false);
+            outcome = Outcome.Ok;
+        }
+        finally
+        {
+            _metrics.Operations.End(Operation.UpdateMany, outcome, started);
+        }
+    }
+
+    /// <summary>Reads, updates and commits if no key changed meanwhile, up to <see cref="RedisKVStoreOptions.MaxUpdateAttempts"/> times (see <see cref="UpdateManyAsync"/>).</summary>
+    private async Task UpdateUntilUncontendedAsync(
+        IReadOnlyList<TKey> keys,
+        Action<IReadOnlyList<ReadResult<TValue>>, WriteBatch<TKey, TValue>> update,
+        CancellationToken cancellationToken)
+    {
         RedisKey[] redisKeys = EncodeKeys(keys);
         var readable = new HashSet<RedisKey>(redisKeys);
         for (int attempt = 1; attempt <= _maxUpdateAttempts; attempt++)
@@ -239,21 +312,29 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
             + "and appendfsync). Configure the server, and do not call CheckpointAsync on this store (docs/scale-out.md).");
     }
 
-    /// <summary>Disposes the store, and the connection if the store made it. Idempotent.</summary>
+    /// <summary>Disposes the store, its own meter, and the connection if the store made it. Idempotent.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0 && _ownsConnection)
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
-            await _connection.DisposeAsync().ConfigureAwait(false);
+            _metrics.Dispose();
+            if (_ownsConnection)
+            {
+                await _connection.DisposeAsync().ConfigureAwait(false);
+            }
         }
     }
 
     /// <summary>Disposes the store synchronously; see <see cref="DisposeAsync"/>.</summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0 && _ownsConnection)
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
-            _connection.Dispose();
+            _metrics.Dispose();
+            if (_ownsConnection)
+            {
+                _connection.Dispose();
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using MessagePack;
 
 namespace KeyValueStore.Redis;
@@ -55,4 +56,12 @@ public sealed class RedisKVStoreOptions
     /// it read them, and waits a random while (growing with each attempt, to at most 100 ms) before it tries again.
     /// </summary>
     public int MaxUpdateAttempts { get; set; } = 32;
+
+    /// <summary>
+    /// Gets or sets the factory of the meter the store records its operations on (<c>kvstore.operations</c> and
+    /// <c>kvstore.operation.duration</c>, as the embedded store, tagged <c>kvstore.store</c> with <see cref="KeyPrefix"/>,
+    /// or <c>redis</c> when it is empty; docs/observability.md). Null (the default): the store's own meter, disposed with
+    /// it. The DI registration sets the host's factory.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; set; }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics.Metrics;
 using System.Linq;
 using KeyValueStore;
 using KeyValueStore.Redis;
@@ -15,7 +16,8 @@ namespace Microsoft.Extensions.DependencyInjection;
 /// <remarks>
 /// The store is a singleton made on first resolution. It uses the <see cref="IConnectionMultiplexer"/> registered in the
 /// container when there is one (which the application owns), else it connects with <see cref="RedisKVStoreOptions.Configuration"/>
-/// and closes that connection when the container is disposed. Invalid options throw <see cref="InvalidStoreOptionsException"/>
+/// and closes that connection when the container is disposed. Its metrics go through the host's <see cref="IMeterFactory"/>
+/// unless the options name one. Invalid options throw <see cref="InvalidStoreOptionsException"/>
 /// on that first resolution, every problem listed.
 /// </remarks>
 public static class RedisKVStoreServiceCollectionExtensions
@@ -68,7 +70,11 @@ public static class RedisKVStoreServiceCollectionExtensions
                 nameof(services));
         }
 
-        configure(services.AddOptions<RedisKVStoreOptions>(optionsName));
+        OptionsBuilder<RedisKVStoreOptions> options = services.AddOptions<RedisKVStoreOptions>(optionsName);
+        configure(options);
+
+        // The host's meter factory, unless the options name one: the store's metrics then reach the host's pipeline.
+        options.PostConfigure<IServiceProvider>((store, provider) => store.MeterFactory ??= provider.GetService<IMeterFactory>());
         services.AddKeyedSingleton(serviceKey, (provider, _) => Create<TKey, TValue>(provider, provider.GetRequiredService<IOptionsMonitor<RedisKVStoreOptions>>().Get(optionsName)));
         services.AddKeyedSingleton<IMixedStorageKVStore<TKey, TValue>>(serviceKey, (provider, key) => provider.GetRequiredKeyedService<RedisKVStore<TKey, TValue>>(key));
         return services;

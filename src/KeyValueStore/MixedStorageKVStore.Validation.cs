@@ -7,7 +7,7 @@ namespace KeyValueStore;
 public static class MixedStorageKVStore
 {
     /// <summary>The name of the meter every store's instruments are on (docs/observability.md): <c>AddMeter(MixedStorageKVStore.MeterName)</c>.</summary>
-    public const string MeterName = KeyValueStore.Diagnostics.StoreMetrics.MeterName;
+    public const string MeterName = KeyValueStore.Diagnostics.OperationInstruments.MeterName;
 
     /// <summary>
     /// Checks <paramref name="options"/> as opening a store would, without touching the disk: for a host to refuse bad

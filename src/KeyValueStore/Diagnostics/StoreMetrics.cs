@@ -19,14 +19,10 @@ namespace KeyValueStore.Diagnostics;
 /// </remarks>
 internal sealed class StoreMetrics : IDisposable
 {
-    /// <summary>The meter's name, for a listener or an OpenTelemetry <c>AddMeter</c>.</summary>
-    public const string MeterName = "KeyValueStore";
-
     private readonly Meter _meter;
     private readonly bool _ownsMeter;
     private readonly KeyValuePair<string, object?> _store;
-    private readonly Counter<long> _operations;
-    private readonly Histogram<double> _operationDuration;
+    private readonly OperationInstruments _operations;
     private readonly Histogram<double> _checkpointDuration;
     private readonly Histogram<double> _commitDuration;
     private readonly Histogram<long> _commitWrites;
@@ -38,9 +34,8 @@ internal sealed class StoreMetrics : IDisposable
     {
         _store = new KeyValuePair<string, object?>("kvstore.store", storeName);
         _ownsMeter = factory is null;
-        _meter = factory?.Create(new MeterOptions(MeterName)) ?? new Meter(MeterName);
-        _operations = _meter.CreateCounter<long>("kvstore.operations", "{operation}", "Operations completed, by kind and outcome.");
-        _operationDuration = _meter.CreateHistogram<double>("kvstore.operation.duration", "s", "How long operations took, by kind.");
+        _meter = OperationInstruments.CreateMeter(factory);
+        _operations = new OperationInstruments(_meter, _store);
         _checkpointDuration = _meter.CreateHistogram<double>("kvstore.checkpoint.duration", "s", "How long checkpoints took, from start to durable.");
         _commitDuration = _meter.CreateHistogram<double>("kvstore.commit.duration", "s", "How long the write-ahead log's group commits took, from start to durable.");
         _commitWrites = _meter.CreateHistogram<long>("kvstore.commit.entries", "{entry}", "Write-ahead log entries each commit made durable (a write, or a piece of a batch).");
@@ -55,24 +50,11 @@ internal sealed class StoreMetrics : IDisposable
         _meter.CreateObservableCounter("kvstore.durable_flushes", () => ObserveIfKnown(g => g.DurableFlushes()), "{flush}", "Checkpoints and group commits that made writes durable.");
     }
 
-    /// <summary>Starts timing an operation: its start, or 0 when nobody listens.</summary>
-    public long StartOperation() => _operations.Enabled || _operationDuration.Enabled ? Stopwatch.GetTimestamp() : 0;
+    /// <summary>Starts timing an operation: its start, or 0 when nobody listens (<see cref="OperationInstruments.Start"/>).</summary>
+    public long StartOperation() => _operations.Start();
 
-    /// <summary>Records an operation that <see cref="StartOperation"/> started at <paramref name="started"/>.</summary>
-    /// <param name="operation">Its kind: upsert, read, delete, batch, read_many, update_many.</param>
-    /// <param name="outcome">ok, not_found or error.</param>
-    /// <param name="started">What <see cref="StartOperation"/> returned; 0 records nothing.</param>
-    public void EndOperation(string operation, string outcome, long started)
-    {
-        if (started == 0)
-        {
-            return;
-        }
-
-        var kind = new KeyValuePair<string, object?>("kvstore.operation", operation);
-        _operations.Add(1, _store, kind, new KeyValuePair<string, object?>("kvstore.outcome", outcome));
-        _operationDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, _store, kind);
-    }
+    /// <summary>Records an operation that <see cref="StartOperation"/> started at <paramref name="started"/> (<see cref="OperationInstruments.End"/>).</summary>
+    public void EndOperation(string operation, string outcome, long started) => _operations.End(operation, outcome, started);
 
     /// <summary>Records a checkpoint that completed.</summary>
     public void RecordCheckpoint(TimeSpan duration) => _checkpointDuration.Record(duration.TotalSeconds, _store);
