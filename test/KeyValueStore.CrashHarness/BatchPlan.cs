@@ -35,6 +35,24 @@ internal readonly record struct BatchPlan(long Id, int First, int Count, long Fi
         }
     }
 
+    /// <summary>
+    /// The versions of <paramref name="key"/> the batch writes before its last write of it (-1 for a delete): states a
+    /// whole batch never leaves, so a key recovered in one of them means the batch was recovered in part.
+    /// </summary>
+    public IEnumerable<long> EarlierVersionsOf(int key)
+    {
+        if (key % CrashStore.KeyOwners != CrashStore.BatchOwner)
+        {
+            yield break;
+        }
+
+        int owned = key / CrashStore.KeyOwners;
+        for (int index = (((owned - First) % OwnedKeys) + OwnedKeys) % OwnedKeys; index < Count - OwnedKeys; index += OwnedKeys)
+        {
+            yield return Entry(index).Version;
+        }
+    }
+
     private (int Key, long Version) Entry(int index)
     {
         int key = (((First + index) % OwnedKeys) * CrashStore.KeyOwners) + CrashStore.BatchOwner;

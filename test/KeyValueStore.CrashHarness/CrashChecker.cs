@@ -231,10 +231,32 @@ internal sealed class CrashChecker
             return described;
         }
 
+        foreach (BatchPlan plan in BatchPlans(_unchecked))
+        {
+            foreach (long version in plan.EarlierVersionsOf(key))
+            {
+                if (new Operation(version, 0).Result(key) == recovered)
+                {
+                    return $"{described}: version {version}, a write of batch {plan.Id} that the batch's later write of the key replaces, so the batch was recovered in part";
+                }
+            }
+        }
+
         return recovered == _confirmed[key] ? $"{described}, the state confirmed at {CheckName(_confirmedAt[key])}: every write since is gone"
             : recovered == _confirmedBefore[key] ? $"{described}, the state confirmed at {CheckName(_confirmedBeforeAt[key])}, older still"
             : $"{described}, no state the key was confirmed to hold in the last two checks";
     }
+
+    /// <summary>The batches the <c>BB</c> lines of <paramref name="lines"/> began.</summary>
+    private static IEnumerable<BatchPlan> BatchPlans(IEnumerable<string> lines) =>
+        lines.Select(line => line.Split(' ')).Where(parts => parts[0] == "BB" && parts.Length == 5).Select(ParseBatch);
+
+    /// <summary>A <c>BB id first count firstVersion</c> line, split.</summary>
+    private static BatchPlan ParseBatch(string[] parts) => new(
+        long.Parse(parts[1], CultureInfo.InvariantCulture),
+        int.Parse(parts[2], CultureInfo.InvariantCulture),
+        int.Parse(parts[3], CultureInfo.InvariantCulture),
+        long.Parse(parts[4], CultureInfo.InvariantCulture));
 
     private static string CheckName(int cycle) => cycle == 0 ? "the start" : $"the check of cycle {cycle}";
 
@@ -312,11 +334,7 @@ internal sealed class CrashChecker
                     acknowledged++;
                     break;
                 case "BB" when parts.Length == 5:
-                    var plan = new BatchPlan(
-                        long.Parse(parts[1], CultureInfo.InvariantCulture),
-                        int.Parse(parts[2], CultureInfo.InvariantCulture),
-                        int.Parse(parts[3], CultureInfo.InvariantCulture),
-                        long.Parse(parts[4], CultureInfo.InvariantCulture));
+                    BatchPlan plan = ParseBatch(parts);
                     var batch = new List<Operation>();
                     foreach ((int key, long version) in plan.Outcome())
                     {

@@ -41,7 +41,9 @@ internal sealed class SectorChecksums
     private readonly DirectoryDurability _directories;
     private readonly object _lock = new();
 
-    // Held through a whole persist, so that one a checkpoint asks for waits for one already writing in the background.
+    // Held through a whole persist, so that one a checkpoint asks for waits for one already writing in the background,
+    // and by a forget, so that a persist that took a segment's checksums before the segment was removed cannot create its
+    // file again after the forget deleted it. Taken before _lock, never after.
     private readonly object _persisting = new();
     private readonly int _persistAfterSectors;
     private int _pendingSectors;
@@ -139,23 +141,25 @@ internal sealed class SectorChecksums
 
         try
         {
-            bool created = false;
             foreach (IGrouping<long, ChecksumRun> segment in pending.GroupBy(run => run.Segment))
             {
                 string path = _layout.SectorChecksumPath(segment.Key);
-                created |= !File.Exists(path);
-                using SafeFileHandle file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
-                foreach (ChecksumRun run in segment)
+                bool created = !File.Exists(path);
+                using (SafeFileHandle file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete))
                 {
-                    RandomAccess.Write(file, MemoryMarshal.AsBytes(run.Sums.AsSpan()), run.FirstSector * ChecksumSize);
+                    foreach (ChecksumRun run in segment)
+                    {
+                        RandomAccess.Write(file, MemoryMarshal.AsBytes(run.Sums.AsSpan()), run.FirstSector * ChecksumSize);
+                    }
+
+                    RandomAccess.FlushToDisk(file);
                 }
 
-                RandomAccess.FlushToDisk(file);
-            }
-
-            if (created)
-            {
-                _directories.Flush(_layout.Directory);
+                if (created)
+                {
+                    // Each new file's entry made durable once the file is: a persist seldom creates more than one.
+                    _directories.Flush(_layout.Directory);
+                }
             }
         }
         catch
@@ -174,30 +178,38 @@ internal sealed class SectorChecksums
 
     /// <summary>Deletes the checksum files of the segments below <paramref name="segment"/>, which the log no longer has.</summary>
     /// <remarks>A file that cannot be deleted is left: nothing reads the checksums of a segment below the log's begin.</remarks>
+    /// <remarks>Waits for a persist in progress (see <c>_persisting</c>).</remarks>
     public void ForgetBelow(long segment)
     {
-        lock (_lock)
+        lock (_persisting)
         {
-            _pending.RemoveAll(run => run.Segment < segment);
-            _pendingSectors = _pending.Sum(run => run.Sums.Length);
-        }
+            lock (_lock)
+            {
+                _pending.RemoveAll(run => run.Segment < segment);
+                _pendingSectors = _pending.Sum(run => run.Sums.Length);
+            }
 
-        foreach (LogSegmentFile file in _layout.SectorChecksumFiles().Where(file => file.Number < segment))
-        {
-            TryDelete(file.Path);
+            foreach (LogSegmentFile file in _layout.SectorChecksumFiles().Where(file => file.Number < segment))
+            {
+                TryDelete(file.Path);
+            }
         }
     }
 
     /// <summary>Deletes the checksum file of <paramref name="segment"/>, which the log no longer has.</summary>
+    /// <remarks>Waits for a persist in progress (see <c>_persisting</c>).</remarks>
     public void Forget(long segment)
     {
-        lock (_lock)
+        lock (_persisting)
         {
-            _pending.RemoveAll(run => run.Segment == segment);
-            _pendingSectors = _pending.Sum(run => run.Sums.Length);
-        }
+            lock (_lock)
+            {
+                _pending.RemoveAll(run => run.Segment == segment);
+                _pendingSectors = _pending.Sum(run => run.Sums.Length);
+            }
 
-        TryDelete(_layout.SectorChecksumPath(segment));
+            TryDelete(_layout.SectorChecksumPath(segment));
+        }
     }
 
     private static void TryDelete(string path)

@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
@@ -31,5 +32,58 @@ public class SectorChecksumsTests
         uint[] expected = Enumerable.Range(0, 8).Select(i => Crc32C.Compute(written.AsSpan(i * SectorChecksums.SectorSize, SectorChecksums.SectorSize), 0)).ToArray();
         using SectorChecksumFile file = SectorChecksumFile.Open(layout, segment: 0);
         Assert.Equal(expected, file.Read(firstSector: 0, count: 8));
+    }
+
+    /// <summary>
+    /// A persist takes the pending checksums, then writes them segment by segment. A segment removed in between (the log
+    /// truncated) used to be forgotten at once, and the persist then created its checksum file again: a file of a segment
+    /// the log no longer has, which nothing would delete until the next truncation. The forget now waits for the persist.
+    /// </summary>
+    [Fact]
+    public async Task ASegmentForgottenWhileAPersistWritesAnother_KeepsNoChecksumFile()
+    {
+        using var temp = new TempDirectory();
+        var layout = new LogFileLayout(temp.Path, "store");
+        using var directories = new FirstFlushHeld();
+        var checksums = new SectorChecksums(layout, directories);
+        byte[] sector = new byte[SectorChecksums.SectorSize];
+
+        // Segment 5 first: the persist creates its file, and holds in that file's directory flush, before segment 0's.
+        checksums.Record(segment: 5, offset: 0, sector);
+        checksums.Record(segment: 0, offset: 0, sector);
+        Task persist = Task.Run(checksums.Persist);
+        await directories.Held.WaitAsync(TimeSpan.FromSeconds(30));
+        Task forget = Task.Run(() => checksums.ForgetBelow(1));
+
+        // A forget that does not wait for the persist ends now, before segment 0's file exists.
+        await Task.WhenAny(forget, Task.Delay(200));
+        directories.Release();
+        await Task.WhenAll(persist, forget).WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.False(File.Exists(layout.SectorChecksumPath(0)), "the checksum file of forgotten segment 0 was written after the forget");
+        Assert.True(File.Exists(layout.SectorChecksumPath(5)), "segment 5's checksums, never forgotten, were not written");
+    }
+
+    /// <summary>Flushes nothing; the first flush waits until <see cref="Release"/>, and says when it has begun.</summary>
+    private sealed class FirstFlushHeld : DirectoryDurability, IDisposable
+    {
+        private readonly TaskCompletionSource _held = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly ManualResetEventSlim _released = new();
+        private int _flushes;
+
+        public Task Held => _held.Task;
+
+        public void Release() => _released.Set();
+
+        public override void Flush(string directory)
+        {
+            if (Interlocked.Increment(ref _flushes) == 1)
+            {
+                _held.SetResult();
+                _released.Wait(TimeSpan.FromSeconds(30));
+            }
+        }
+
+        public void Dispose() => _released.Dispose();
     }
 }
