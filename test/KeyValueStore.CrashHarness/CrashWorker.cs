@@ -96,7 +96,8 @@ internal static class CrashWorker
         }
         catch (Exception e) when (s_power?.IsOff != true)
         {
-            Report($"FAIL {e.GetType().FullName}: {e.Message.ReplaceLineEndings(" ")}");
+            // The stack on the same line: a failure seen once in hundreds of runs must say where it came from.
+            Report($"FAIL {e.GetType().FullName}: {e.Message.ReplaceLineEndings(" ")} at {e.StackTrace?.ReplaceLineEndings(" | ")}");
             return 4;
         }
     }
@@ -187,12 +188,18 @@ internal static class CrashWorker
             Report($"T {from} {to} {amount}");
             await store.UpdateManyAsync([CrashStore.AccountKey(from), CrashStore.AccountKey(to)], current =>
             [
-                BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(BitConverter.ToInt64(current[0]) - amount)),
-                BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(BitConverter.ToInt64(current[1]) + amount)),
+                BatchWrite.Upsert(CrashStore.AccountKey(from), BitConverter.GetBytes(Balance(from, current[0]) - amount)),
+                BatchWrite.Upsert(CrashStore.AccountKey(to), BitConverter.GetBytes(Balance(to, current[1]) + amount)),
             ]);
             Report("U");
         }
     }
+
+    /// <summary>An account's balance as a transfer read it; an open account is never absent nor of another size.</summary>
+    private static long Balance(int account, byte[]? stored) =>
+        stored is { Length: sizeof(long) }
+            ? BitConverter.ToInt64(stored)
+            : throw new InvalidOperationException($"account {account} read as {(stored is null ? "absent" : $"{stored.Length} bytes")} inside a transfer: every account is opened by one batch and never deleted, so either recovery left the accounts in part (the RB line shows it) or a read of the running store lost a key");
 
     private static async Task<long?[]> ReadBalancesAsync(FasterRecordStore store)
     {

@@ -81,7 +81,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _pageSizeBytes = settings.PageSizeBytes;
         _segmentSizeBits = settings.SegmentSizeBits;
         _valueChecksums = settings.ValueChecksums;
-        _functions = new RecordFunctions(settings.ValueChecksums);
+        _functions = new RecordFunctions(settings.ValueChecksums, settings.BeforeNewRecordLinked);
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         _dropRule = new CompactionDropRule(settings.DropOnCompaction, settings.ValueChecksums);

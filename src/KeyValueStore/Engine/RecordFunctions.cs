@@ -17,8 +17,17 @@ namespace KeyValueStore.Engine;
 /// When no live record exists, <see cref="NeedInitialUpdate"/> declines and nothing is written.
 /// </remarks>
 /// <param name="valueChecksums">Whether values carry a seal (<see cref="ValueChecksum"/>), which a delete in place inverts.</param>
-internal sealed class RecordFunctions(bool valueChecksums = false) : SpanByteFunctions<SpanByte, PooledBuffer, Empty>
+/// <param name="beforeNewRecordLinked">Tests only (<see cref="StoreSettings.BeforeNewRecordLinked"/>); null otherwise.</param>
+internal sealed class RecordFunctions(bool valueChecksums = false, System.Action<byte[]>? beforeNewRecordLinked = null) : SpanByteFunctions<SpanByte, PooledBuffer, Empty>
 {
+    /// <summary>Fills a record an upsert created; FASTER links it into the index once this returns.</summary>
+    public override bool SingleWriter(ref SpanByte key, ref SpanByte input, ref SpanByte src, ref SpanByte dst, ref PooledBuffer output, ref UpsertInfo upsertInfo, WriteReason reason)
+    {
+        bool written = base.SingleWriter(ref key, ref input, ref src, ref dst, ref output, ref upsertInfo, reason);
+        beforeNewRecordLinked?.Invoke(key.AsReadOnlySpan().ToArray());
+        return written;
+    }
+
     public override bool SingleReader(ref SpanByte key, ref SpanByte input, ref SpanByte value, ref PooledBuffer dst, ref ReadInfo readInfo)
     {
         dst = RecordLocation.IsRequestedBy(ref input) ? RecordLocation.Of(ref readInfo) : PooledBuffer.CopyOf(value.AsReadOnlySpan());

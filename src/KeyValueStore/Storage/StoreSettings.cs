@@ -32,6 +32,12 @@ internal sealed record StoreSettings(
     /// </summary>
     public Func<FASTER.core.IDevice, DeviceRole, FASTER.core.IDevice>? WrapDevice { get; init; }
 
+    /// <summary>
+    /// Called with the key of each record an upsert creates, after FASTER has allocated and filled the record and before it
+    /// links the record into its hash index; null in every store a user opens. Tests use it to hold a write in that window.
+    /// </summary>
+    public Action<byte[]>? BeforeNewRecordLinked { get; init; }
+
     /// <summary>Flushes directories after the store creates or renames files in them; tests give one that watches the calls.</summary>
     public DirectoryDurability Directories { get; init; } = DirectoryDurability.FileSystem;
 

@@ -308,8 +308,9 @@ internal sealed class Checkpointer : IAsyncDisposable
         using BackgroundWork.Running running = Checkpoints.Begin();
         long started = _timeProvider.GetTimestamp();
 
-        // Before the log checkpoint, which is then the first its index checkpoint can be recovered with; writers go on.
-        await _indexCheckpoints.TakeIfDueAsync().ConfigureAwait(false);
+        // Before the log checkpoint, which is then the first its index checkpoint can be recovered with. Writers are held
+        // only while it starts (IndexCheckpoints says why).
+        await _indexCheckpoints.TakeIfDueAsync(_writes).ConfigureAwait(false);
         Interlocked.Exchange(ref _writesSinceCheckpoint, 0);
         WalPosition? walPosition = null;
         if (writeAheadLog is not null)

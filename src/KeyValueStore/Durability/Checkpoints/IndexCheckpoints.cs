@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Threading.Tasks;
 using FASTER.core;
+using KeyValueStore.Concurrency;
 using KeyValueStore.Diagnostics;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging;
@@ -20,9 +21,15 @@ namespace KeyValueStore.Durability;
 /// default) and at least a quarter of the log: an open then reads the log once to check it
 /// (<see cref="RecordChainCheck"/>), the table, and at most a quarter of the log again.
 /// <para>
-/// FASTER takes an index checkpoint while writers run (it is fuzzy: recovery replays the log from where it started),
-/// so writers are not held for it. It is taken just before a log checkpoint, which is then the first that can be
-/// recovered with it: FASTER pairs an index checkpoint only with a log checkpoint whose tail is at or above its own.
+/// FASTER's index checkpoint is fuzzy: it records the log's tail as its start and writes the hash table from memory while
+/// writers run, and recovery replays the log from that start. That covers every record at or above the start, but not
+/// one below it that is linked into the table only after the table's copy: an upsert allocates and fills its record
+/// first and links it after, and a write caught in between was left out of both: after a crash its key read as before
+/// the write, an acknowledged and checkpointed write lost. So writers are drained and held while FASTER records the start and issues the copy
+/// (<see cref="WriteBarrier"/>: in Commit mode the journal's applies), and only then; every record below the start is
+/// linked by then, and every later one is replayed. It is taken just before a log checkpoint, which is then the first
+/// that can be recovered with it: FASTER pairs an index checkpoint only with a log checkpoint whose tail is at or above
+/// its own.
 /// </para>
 /// </remarks>
 internal sealed class IndexCheckpoints
@@ -78,10 +85,11 @@ internal sealed class IndexCheckpoints
 
     /// <summary>
     /// Takes an index checkpoint when an open would replay enough of the log to make it pay. The caller holds the
-    /// checkpointer's turn: FASTER runs one checkpoint of either kind at a time.
+    /// checkpointer's turn: FASTER runs one checkpoint of either kind at a time, and compaction's copies wait for it.
     /// </summary>
+    /// <param name="writes">The barrier every write that links a record passes: held while the checkpoint starts (see the remarks).</param>
     /// <exception cref="StoreFaultedException">The disk failed while the index checkpoint was written.</exception>
-    public async Task TakeIfDueAsync()
+    public async Task TakeIfDueAsync(WriteBarrier writes)
     {
         long logBytes = _store.Log.TailAddress - _store.Log.BeginAddress;
         long replayBytes = ReplayBytes;
@@ -92,11 +100,20 @@ internal sealed class IndexCheckpoints
 
         long started = _timeProvider.GetTimestamp();
         Guid token;
-        while (!_store.TryInitiateIndexCheckpoint(out token))
+        await writes.CloseAsync().ConfigureAwait(false);
+        try
         {
-            // Only the checkpointer starts checkpoints, and it holds its turn: FASTER is busy with an index resize.
-            _fault.ThrowIfFaulted();
-            await Task.Yield();
+            // FASTER records the start and issues the table's copy inside this call.
+            while (!_store.TryInitiateIndexCheckpoint(out token))
+            {
+                // Only the checkpointer starts checkpoints, and it holds its turn: FASTER is busy with an index resize.
+                _fault.ThrowIfFaulted();
+                await Task.Yield();
+            }
+        }
+        finally
+        {
+            writes.Open();
         }
 
         await _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask()).ConfigureAwait(false);
