@@ -1,7 +1,4 @@
 using System;
-using System.Collections.Concurrent;
-using System.Collections.Generic;
-using System.Diagnostics.Metrics;
 using System.Linq;
 using System.Threading.Tasks;
 using KeyValueStore.Tests.Storage;
@@ -10,30 +7,15 @@ using KeyValueStore.Tests.Support;
 namespace KeyValueStore.Tests.Diagnostics;
 
 /// <summary>
-/// The store's instruments on the <c>KeyValueStore</c> meter, heard by a <see cref="MeterListener"/>: operations by kind
+/// The store's instruments on the <c>KeyValueStore</c> meter, heard by a <see cref="System.Diagnostics.Metrics.MeterListener"/>: operations by kind
 /// and outcome with their durations, group commits and checkpoints, and the observed state of the store. Other tests'
 /// stores share the meter's name, so each measurement is told apart by its <c>kvstore.store</c> tag.
 /// </summary>
 public sealed class StoreMetricsTests : IDisposable
 {
-    private readonly MeterListener _listener = new();
-    private readonly ConcurrentQueue<(string Instrument, double Value, Dictionary<string, object?> Tags)> _measurements = new();
+    private readonly StoreMeterRecorder _meter = new();
 
-    public StoreMetricsTests()
-    {
-        _listener.InstrumentPublished = (instrument, listener) =>
-        {
-            if (instrument.Meter.Name == MixedStorageKVStore.MeterName)
-            {
-                listener.EnableMeasurementEvents(instrument);
-            }
-        };
-        _listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Record(instrument, value, tags));
-        _listener.Start();
-    }
-
-    public void Dispose() => _listener.Dispose();
+    public void Dispose() => _meter.Dispose();
 
     [Fact]
     public async Task EachOperation_IsCountedByKindAndOutcome_AndTimed()
@@ -42,27 +24,10 @@ public sealed class StoreMetricsTests : IDisposable
         MixedStorageKVStoreOptions options = Unique(StoreFactory.LowMemory(temp.Path));
         await using (var store = await MixedStorageKVStore<string, int>.OpenAsync(options))
         {
-            await store.UpsertAsync("a", 1);
-            await store.UpsertAsync("b", 2);
-            await store.ReadAsync("a");
-            await store.ReadAsync("missing");
-            await store.DeleteAsync("b");
-            await store.DeleteAsync("missing");
-            await store.ApplyBatchAsync(new WriteBatch<string, int>().Upsert("c", 3));
-            await store.ReadManyAsync(["a", "c"]);
+            await OperationMix.RunAsync(store);
         }
 
-        string name = options.LogFileNamePrefix!;
-        Assert.Equal(2, Count(name, "upsert", "ok"));
-        Assert.Equal(1, Count(name, "read", "ok"));
-        Assert.Equal(1, Count(name, "read", "not_found"));
-        Assert.Equal(1, Count(name, "delete", "ok"));
-        Assert.Equal(1, Count(name, "delete", "not_found"));
-        Assert.Equal(1, Count(name, "batch", "ok"));
-        Assert.Equal(1, Count(name, "read_many", "ok"));
-        var durations = Of(name, "kvstore.operation.duration").ToList();
-        Assert.Equal(8, durations.Count);
-        Assert.All(durations, d => Assert.True(d.Value > 0 && d.Value < 60, $"a duration of {d.Value} s"));
+        OperationMix.AssertRecorded(_meter, options.LogFileNamePrefix!);
     }
 
     [Fact]
@@ -75,7 +40,7 @@ public sealed class StoreMetricsTests : IDisposable
             await Assert.ThrowsAsync<RecordTooLargeException>(async () => await store.UpsertAsync("big", new byte[1 << 20]));
         }
 
-        Assert.Equal(1, Count(options.LogFileNamePrefix!, "upsert", "error"));
+        Assert.Equal(1, _meter.Count(options.LogFileNamePrefix!, "upsert", "error"));
     }
 
     [Fact]
@@ -90,9 +55,9 @@ public sealed class StoreMetricsTests : IDisposable
         }
 
         string name = options.LogFileNamePrefix!;
-        Assert.NotEmpty(Of(name, "kvstore.commit.duration"));
-        Assert.True(Of(name, "kvstore.commit.entries").Sum(m => m.Value) >= 50, $"the commits covered {Of(name, "kvstore.commit.entries").Sum(m => m.Value)} entries in {Of(name, "kvstore.commit.entries").Count()} commits");
-        Assert.NotEmpty(Of(name, "kvstore.checkpoint.duration"));
+        Assert.NotEmpty(_meter.Of(name, "kvstore.commit.duration"));
+        Assert.True(_meter.Of(name, "kvstore.commit.entries").Sum(m => m.Value) >= 50, $"the commits covered {_meter.Of(name, "kvstore.commit.entries").Sum(m => m.Value)} entries in {_meter.Of(name, "kvstore.commit.entries").Count()} commits");
+        Assert.NotEmpty(_meter.Of(name, "kvstore.checkpoint.duration"));
     }
 
     [Fact]
@@ -109,18 +74,18 @@ public sealed class StoreMetricsTests : IDisposable
         }
 
         await store.CompactAsync();
-        _listener.RecordObservableInstruments();
-        Assert.True(Last(name, "kvstore.log.size") > 0);
-        Assert.True(Last(name, "kvstore.disk.usage") >= Last(name, "kvstore.log.size") / 2);
-        Assert.True(Last(name, "kvstore.compactions") >= 1);
-        Assert.True(Last(name, "kvstore.compaction.reclaimed") >= 1 << 20, "compaction gave back no segment file");
-        Assert.NotEmpty(Of(name, "kvstore.backpressure.duration"));
-        Assert.NotEmpty(Of(name, "kvstore.session_pool.waits"));
+        _meter.RecordObservableInstruments();
+        Assert.True(_meter.Last(name, "kvstore.log.size") > 0);
+        Assert.True(_meter.Last(name, "kvstore.disk.usage") >= _meter.Last(name, "kvstore.log.size") / 2);
+        Assert.True(_meter.Last(name, "kvstore.compactions") >= 1);
+        Assert.True(_meter.Last(name, "kvstore.compaction.reclaimed") >= 1 << 20, "compaction gave back no segment file");
+        Assert.NotEmpty(_meter.Of(name, "kvstore.backpressure.duration"));
+        Assert.NotEmpty(_meter.Of(name, "kvstore.session_pool.waits"));
 
         await store.DisposeAsync();
-        _measurements.Clear();
-        _listener.RecordObservableInstruments();
-        Assert.Empty(Of(name, "kvstore.log.size"));
+        _meter.Clear();
+        _meter.RecordObservableInstruments();
+        Assert.Empty(_meter.Of(name, "kvstore.log.size"));
     }
 
     /// <summary>A store name no other test's store has: tests run in parallel, and all stores share the meter's name.</summary>
@@ -129,17 +94,4 @@ public sealed class StoreMetricsTests : IDisposable
         options.LogFileNamePrefix = "metrics-" + Guid.NewGuid().ToString("N");
         return options;
     }
-
-    private void Record(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-        _measurements.Enqueue((instrument.Name, value, tags.ToArray().ToDictionary(t => t.Key, t => t.Value)));
-
-    private IEnumerable<(string Instrument, double Value, Dictionary<string, object?> Tags)> Of(string store, string instrument) =>
-        _measurements.Where(m => m.Instrument == instrument && Equals(m.Tags.GetValueOrDefault("kvstore.store"), store));
-
-    private double Last(string store, string instrument) => Of(store, instrument).Last().Value;
-
-    private long Count(string store, string operation, string outcome) =>
-        (long)Of(store, "kvstore.operations")
-            .Where(m => Equals(m.Tags["kvstore.operation"], operation) && Equals(m.Tags["kvstore.outcome"], outcome))
-            .Sum(m => m.Value);
 }
