@@ -186,7 +186,7 @@ internal static class CrashWorker
             int to = (from + 1 + random.Next(CrashStore.Accounts - 1)) % CrashStore.Accounts;
             long amount = random.Next(1, 100);
             Report($"T {from} {to} {amount}");
-            string log = $"log begin {store.FasterKV.Log.BeginAddress}, head {store.FasterKV.Log.HeadAddress}, tail {store.FasterKV.Log.TailAddress}";
+            (long Begin, long Head, long Tail) before = LogAddresses(store);
             try
             {
                 await store.UpdateManyAsync([CrashStore.AccountKey(from), CrashStore.AccountKey(to)], current =>
@@ -201,7 +201,7 @@ internal static class CrashWorker
                 // one that lasts at the records. The log's addresses before and after say whether compaction moved it.
                 long?[] again = await ReadBalancesAsync(store);
                 throw new InvalidOperationException(
-                    $"{e.Message}; read again at once: {string.Join(' ', again.Select(balance => balance?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "-"))}; before the transfer {log}; after, log begin {store.FasterKV.Log.BeginAddress}, head {store.FasterKV.Log.HeadAddress}, tail {store.FasterKV.Log.TailAddress}",
+                    $"{e.Message}; read again at once: {string.Join(' ', again.Select(balance => balance?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "-"))}; the log's begin, head and tail before the transfer {before}, after it {LogAddresses(store)}",
                     e);
             }
 
@@ -214,6 +214,10 @@ internal static class CrashWorker
         stored is { Length: sizeof(long) }
             ? BitConverter.ToInt64(stored)
             : throw new AccountMisreadException($"account {account} read as {(stored is null ? "absent" : $"{stored.Length} bytes")} inside a transfer: every account is opened by one batch and never deleted, so either recovery left the accounts in part (the RB line shows it) or a read of the running store lost a key");
+
+    /// <summary>The log's begin, head and tail addresses now: kept before each transfer, formatted only if it misreads.</summary>
+    private static (long Begin, long Head, long Tail) LogAddresses(FasterRecordStore store) =>
+        (store.FasterKV.Log.BeginAddress, store.FasterKV.Log.HeadAddress, store.FasterKV.Log.TailAddress);
 
     /// <summary>A transfer read an account as absent or of the wrong size (see <see cref="Balance"/>).</summary>
     private sealed class AccountMisreadException(string message) : Exception(message);

@@ -25,9 +25,10 @@ namespace KeyValueStore.Durability;
 /// writers run, and recovery replays the log from that start. That covers every record at or above the start, but not
 /// one below it that is linked into the table only after the table's copy: an upsert allocates and fills its record
 /// first and links it after, and a write caught in between was left out of both: after a crash its key read as before
-/// the write, an acknowledged and checkpointed write lost. So writers are drained and held while FASTER records the start and issues the copy
-/// (<see cref="WriteBarrier"/>: in Commit mode the journal's applies), and only then; every record below the start is
-/// linked by then, and every later one is replayed. It is taken just before a log checkpoint, which is then the first
+/// the write (in Commit mode an acknowledged write, which the checkpoint had let the write-ahead log drop). So writers
+/// are drained and held while FASTER records the start and issues the copy (<see cref="WriteBarrier"/>: in Commit mode
+/// the journal's applies), and only then; every record below the start is linked by then, and every later one is
+/// replayed. It is taken just before a log checkpoint, which is then the first
 /// that can be recovered with it: FASTER pairs an index checkpoint only with a log checkpoint whose tail is at or above
 /// its own.
 /// </para>
