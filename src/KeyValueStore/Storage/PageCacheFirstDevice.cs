@@ -22,8 +22,11 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// Only reads of up to <see cref="LargestReadNow"/> bytes inside one segment, the size of a record's read, are tried:
 /// a scan's page reads stay asynchronous, so that several are in flight at once. The files are opened again, for
-/// reading, one handle per segment, closed when FASTER removes the segment or the device is disposed; a read that finds
-/// its handle closed goes to the device under it. Writes never reach a range FASTER reads from disk (a page is read
+/// reading, one handle per segment, closed when FASTER removes the segment or the device is disposed. From then on
+/// that segment's reads go to the device under it: FASTER deletes a removed segment's file only once no thread can
+/// still be reading it (its epoch), and until then a late read must not open a handle of ours again, which nothing
+/// would close (a deleted file's blocks stay allocated while a handle is open). Segments are removed from the log's
+/// start, so one number, the lowest segment not removed, says which are gone. Writes never reach a range FASTER reads from disk (a page is read
 /// only once it is below the log's head, after its last flush), so the cache holds what the device holds.
 /// </para>
 /// </remarks>
@@ -34,6 +37,7 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
 
     private readonly ConcurrentDictionary<int, SafeFileHandle> _segments = new();
     private int _unsupported = NonBlockingFileRead.MayBeSupported ? 0 : 1;
+    private int _lowestSegmentKept;
     private long _readsAnsweredNow;
     private long _readsPassedOn;
 
@@ -63,13 +67,13 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void RemoveSegment(int segment)
     {
-        Close(segment);
+        CloseBelow(segment + 1);
         Inner.RemoveSegment(segment);
     }
 
     public override void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
     {
-        Close(segment);
+        CloseBelow(segment + 1);
         Inner.RemoveSegmentAsync(segment, callback, result);
     }
 
@@ -159,12 +163,17 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         }
     }
 
-    /// <summary>The segment's read handle, opened on first use; null when its file cannot be opened (not written yet, or removed).</summary>
+    /// <summary>The segment's read handle, opened on first use; null when its file cannot be opened (not written yet) or the segment is removed.</summary>
     private SafeFileHandle? HandleOf(int segment)
     {
         if (_segments.TryGetValue(segment, out SafeFileHandle? handle))
         {
             return handle;
+        }
+
+        if (segment < Volatile.Read(ref _lowestSegmentKept))
+        {
+            return null;
         }
 
         SafeFileHandle opened;
@@ -183,13 +192,20 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
             return null;
         }
 
-        if (_segments.TryAdd(segment, opened))
+        if (!_segments.TryAdd(segment, opened))
         {
-            return opened;
+            opened.Dispose();
+            return _segments.TryGetValue(segment, out handle) ? handle : null;
         }
 
-        opened.Dispose();
-        return _segments.TryGetValue(segment, out handle) ? handle : null;
+        // Removed while it was being opened: the removal may have closed the handles before this one was added.
+        if (segment < Volatile.Read(ref _lowestSegmentKept))
+        {
+            Close(segment);
+            return null;
+        }
+
+        return opened;
     }
 
     private int SegmentOf(long address) => SegmentSize > 0 ? (int)(address / SegmentSize) : 0;
@@ -202,8 +218,21 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         }
     }
 
+    /// <summary>Marks the segments below <paramref name="segment"/> removed, so that no read opens them again, and closes their handles.</summary>
     private void CloseBelow(int segment)
     {
+        int kept = Volatile.Read(ref _lowestSegmentKept);
+        while (kept < segment)
+        {
+            int seen = Interlocked.CompareExchange(ref _lowestSegmentKept, segment, kept);
+            if (seen == kept)
+            {
+                break;
+            }
+
+            kept = seen;
+        }
+
         foreach (int open in _segments.Keys)
         {
             if (open < segment)

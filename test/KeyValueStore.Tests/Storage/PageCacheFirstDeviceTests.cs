@@ -127,6 +127,47 @@ public class PageCacheFirstDeviceTests
     }
 
     [Fact]
+    public void AReadOfASegmentBeingTruncated_WhileAReaderHoldsTheEpoch_LeavesNoHandleOnTheFileOnceItIsDeleted()
+    {
+        using var temp = new TempDirectory();
+        var epoch = new LightEpoch();
+        using var device = Open(temp.Path, epoch);
+        byte[] written = Pattern(4096, seed: 5);
+        Write(device, written, address: 0);
+        Write(device, written, address: 1L << SegmentSizeBits);
+        using var buffer = new AlignedBuffer(4096);
+        Assert.Equal(0u, ReadAndWait(device, 0, buffer));
+
+        // FASTER deletes a truncated segment's file only once every thread that may still read it has left the epoch.
+        using var holding = new ManualResetEventSlim();
+        using var letGo = new ManualResetEventSlim();
+        var reader = new Thread(() =>
+        {
+            epoch.Resume();
+            holding.Set();
+            letGo.Wait(TimeSpan.FromSeconds(30));
+            epoch.Suspend();
+        });
+        reader.Start();
+        Assert.True(holding.Wait(TimeSpan.FromSeconds(30)), "the reader entered the epoch");
+        using var truncated = new ManualResetEventSlim();
+        device.TruncateUntilSegmentAsync(1, _ => truncated.Set(), null!);
+        string segmentFile = Path.Combine(temp.Path, "segments.log.0");
+        Assert.False(truncated.IsSet, "the file waits for the reader");
+        Assert.True(File.Exists(segmentFile));
+
+        // A read FASTER issued before the truncation, arriving now: answered with the bytes still on disk.
+        Assert.Equal(0u, ReadAndWait(device, 0, buffer));
+        Assert.Equal(written, buffer.ToArray());
+
+        letGo.Set();
+        reader.Join();
+        Assert.True(truncated.Wait(TimeSpan.FromSeconds(30)), "the truncation completed");
+        Assert.False(File.Exists(segmentFile));
+        Assert.Empty(OpenHandlesOnDeletedFile(segmentFile));
+    }
+
+    [Fact]
     public async Task AStoresReadsOfRecordsOnDisk_AreAnsweredFromThePageCache_AndReturnEveryValue()
     {
         using var temp = new TempDirectory();
@@ -164,11 +205,32 @@ public class PageCacheFirstDeviceTests
         }
     }
 
-    private static PageCacheFirstDevice Open(string directory)
+    private static PageCacheFirstDevice Open(string directory, LightEpoch? epoch = null)
     {
         var device = new PageCacheFirstDevice(Devices.CreateLogDevice(Path.Combine(directory, "segments.log"), preallocateFile: false, deleteOnClose: true));
-        device.Initialize(1L << SegmentSizeBits);
+        device.Initialize(1L << SegmentSizeBits, epoch);
         return device;
+    }
+
+    /// <summary>This process's descriptors still open on <paramref name="path"/> after its deletion: each keeps the file's blocks allocated.</summary>
+    private static string[] OpenHandlesOnDeletedFile(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return [];
+        }
+
+        var open = new System.Collections.Generic.List<string>();
+        foreach (string descriptor in Directory.GetFiles("/proc/self/fd"))
+        {
+            string? target = new FileInfo(descriptor).LinkTarget;
+            if (target == path + " (deleted)")
+            {
+                open.Add(descriptor);
+            }
+        }
+
+        return [.. open];
     }
 
     private static void Write(IDevice device, byte[] bytes, long address)
