@@ -11,7 +11,8 @@ namespace KeyValueStore.CrashHarness;
 /// The parent side. Each cycle starts a worker on the store as the previous worker's crash left it: the worker recovers
 /// it, reports the recovered state of the keys asked about (every key written since the last report, and a sample of
 /// the rest), writes, and dies by SIGKILL at a random moment, or by a power cut it makes itself (see
-/// <see cref="PowerSwitch"/>). The checker holds the recovered state against everything the workers reported since the
+/// <see cref="PowerSwitch"/>), or, once its disk failed under it and every writer stopped, by its own SIGKILL (see
+/// <see cref="DiskFailure"/>). The checker holds the recovered state against everything the workers reported since the
 /// last report. The store is never closed cleanly between cycles.
 /// </summary>
 /// <remarks>
@@ -38,6 +39,7 @@ internal sealed class CrashChecker
     private readonly DurabilityMode _mode;
     private readonly bool _powerCuts;
     private readonly bool _lyingDisk;
+    private readonly bool _failingDisk;
     private readonly string[] _storeArguments;
     private readonly int _seed;
     private readonly Random _random;
@@ -59,9 +61,19 @@ internal sealed class CrashChecker
     /// <param name="powerCuts">Cut the power in the worker instead of killing it with SIGKILL.</param>
     /// <param name="lyingDisk">With power cuts: a disk that acknowledges writes before they are durable, which the checker must catch.</param>
     /// <param name="writeAheadLogElsewhere">Commit mode: the store keeps its write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
-    public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false, bool writeAheadLogElsewhere = false)
+    /// <param name="failingDisk">
+    /// Instead of killing the worker, fail its disk at a random moment and let it stop (cycles that kill the worker while
+    /// it recovers still do). Not with <paramref name="powerCuts"/>.
+    /// </param>
+    public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false, bool writeAheadLogElsewhere = false, bool failingDisk = false)
     {
+        if (powerCuts && failingDisk)
+        {
+            throw new ArgumentException("A cycle ends with a power cut or with a failing disk, not both.", nameof(failingDisk));
+        }
+
         _lyingDisk = lyingDisk;
+        _failingDisk = failingDisk;
         _storeArguments = writeAheadLogElsewhere ? ["--wal-elsewhere"] : [];
         _directory = directory;
         _mode = mode;
@@ -80,23 +92,36 @@ internal sealed class CrashChecker
         bool duringRecovery = _random.Next(6) == 0;
         int delay = duringRecovery ? _random.Next(50, 400) : _random.Next(100, 1_200);
         string[] cut = _powerCuts ? ["--cut", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture), .. _lyingDisk ? ["--lying-disk"] : Array.Empty<string>()] : [];
+        bool failDisk = _failingDisk && !duringRecovery;
+        string[] failure = failDisk ? ["--fail-disk", delay.ToString(CultureInfo.InvariantCulture)] : [];
         WriteKeysToCheck(KeysToCheck());
 
         var violations = new List<string>();
-        using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, [.. cut, .. _storeArguments]);
-        List<string>? lines = _powerCuts
+        using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, [.. cut, .. failure, .. _storeArguments]);
+        List<string>? lines = _powerCuts || failDisk
             ? await worker.WaitForExitAsync(Hang)
             : await KillAsync(worker, duringRecovery, delay);
         if (lines is null)
         {
             violations.Add($"cycle {cycle}: the worker was still running {Hang.TotalSeconds:F0} s after it should have died (a hang), ready: {worker.Ready}. {worker.HangReport}");
-            return new CycleReport(cycle, !worker.Ready, 0, 0, default, violations);
+
+            // What it acknowledged before it was killed binds the next recovery as any crash's does: dropped, the next
+            // cycles would report the values it wrote as values from nowhere.
+            lines = worker.LinesBeforeTheHang;
+            if (lines is null)
+            {
+                return new CycleReport(cycle, !worker.Ready, 0, 0, default, violations);
+            }
         }
 
         violations.AddRange(lines.Where(line => line.StartsWith("FAIL ", StringComparison.Ordinal)).Select(line => $"cycle {cycle}: the worker failed: {line[5..]}"));
         if (worker.ExitedOnItsOwn is int exitCode)
         {
             violations.Add($"cycle {cycle}: the worker exited with {exitCode} before it was killed: {await worker.Errors}");
+        }
+        else if (failDisk && worker.Ready && worker.LinesBeforeTheHang is null && !lines.Any(line => line.StartsWith("FAULTED ", StringComparison.Ordinal) || line.StartsWith("FAIL ", StringComparison.Ordinal)))
+        {
+            violations.Add($"cycle {cycle}: the worker died without saying whether its writers stopped on the failed disk, the last lines: {string.Join(" | ", lines.TakeLast(3))}");
         }
 
         int readyAt = lines.IndexOf("READY");

@@ -60,14 +60,21 @@ internal static class CrashStore
     /// <summary>The directory a store with its write-ahead log elsewhere keeps it in: a folder of its own, not the store's files.</summary>
     public static string WriteAheadLogHome(string directory) => System.IO.Path.Combine(directory, "wal-home");
 
-    /// <summary>Opens the store, its devices wrapped by <paramref name="power"/>'s when given (power-cut runs).</summary>
-    public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null, bool writeAheadLogElsewhere = false)
+    /// <summary>
+    /// Opens the store, its devices wrapped by <paramref name="power"/>'s when given (power-cut runs), or failing with
+    /// <paramref name="disk"/> (failing-disk runs).
+    /// </summary>
+    public static FasterRecordStore Open(string directory, DurabilityMode mode, PowerSwitch? power = null, bool writeAheadLogElsewhere = false, DiskFailure? disk = null)
     {
         // Index checkpoints once an open would replay 4 MB (half the 8 MB table), so that crashes land during them too.
         StoreSettings settings = StoreSettingsValidator.Validate(Options(directory, mode, writeAheadLogElsewhere)) with { MinReplayBytesForIndexCheckpoint = 4 << 20 };
         if (power is not null)
         {
             settings = settings with { WrapDevice = (device, _) => new PowerCutDevice(device, power) };
+        }
+        else if (disk is not null)
+        {
+            settings = settings with { WrapDevice = (device, _) => new FailingDiskDevice(device, disk) };
         }
 
         return StoreOpener.Open(settings, NullLogger.Instance);

@@ -34,7 +34,12 @@ internal static class CrashWorker
 {
     private const int SingleWriters = 4;
     private static readonly object OutputLock = new();
+
+    /// <summary>How long every writer has to stop, once one has stopped on the failed disk, before the worker calls it a hang.</summary>
+    private static readonly TimeSpan WritersStopAfterTheDiskFails = TimeSpan.FromSeconds(20);
     private static PowerSwitch? s_power;
+    private static volatile bool s_diskFailed;
+    private static long s_acknowledgedSinceTheDiskFailed;
 
     /// <param name="directory">The store's directory.</param>
     /// <param name="mode">The durability mode.</param>
@@ -45,10 +50,12 @@ internal static class CrashWorker
     /// <param name="checkOnly">Report the recovered keys and exit, closing the store cleanly.</param>
     /// <param name="lyingDisk">With a power cut: the disk acknowledges writes before they are durable (see <see cref="PowerSwitch.LyingDisk"/>).</param>
     /// <param name="writeAheadLogElsewhere">Commit mode: the write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
+    /// <param name="failDiskAfter">Null, or how long after <c>READY</c> the store's disk fails (see <see cref="EndOnTheFailedDiskAsync"/>).</param>
     public static async Task<int> RunAsync(
-        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false)
+        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false, int? failDiskAfter = null)
     {
         ExitWhenTheCheckerIsGone();
+        DiskFailure? disk = failDiskAfter is null ? null : new DiskFailure();
         if (powerCut is { } cut)
         {
             s_power = new PowerSwitch(seed, lyingDisk);
@@ -60,7 +67,7 @@ internal static class CrashWorker
 
         try
         {
-            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power, writeAheadLogElsewhere);
+            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power, writeAheadLogElsewhere, disk);
             await ReportRecoveredAsync(store, File.ReadAllLines(checkKeysFile).Select(int.Parse).ToArray());
             Report("READY");
             if (checkOnly)
@@ -77,21 +84,32 @@ internal static class CrashWorker
                 CutPowerAfter(afterReady.Milliseconds);
             }
 
-            var tasks = new List<Task>();
+            if (failDiskAfter is int failAfter)
+            {
+                FailDiskAfter(disk!, failAfter);
+            }
+
+            var tasks = new Dictionary<Task, string>();
             for (int owner = 0; owner < SingleWriters; owner++)
             {
                 int writer = owner;
-                tasks.Add(Task.Run(() => WriteForeverAsync(store, writer, new Random(seed * 31 + writer), versionBase + (writer * 10_000_000L))));
+                tasks.Add(Task.Run(() => WriteForeverAsync(store, writer, new Random(seed * 31 + writer), versionBase + (writer * 10_000_000L))), $"writer {writer}");
             }
 
-            tasks.Add(Task.Run(() => WriteBatchesForeverAsync(store, new Random(seed * 37), versionBase + (CrashStore.BatchOwner * 10_000_000L))));
+            tasks.Add(Task.Run(() => WriteBatchesForeverAsync(store, new Random(seed * 37), versionBase + (CrashStore.BatchOwner * 10_000_000L))), "batch writer");
             if (mode == DurabilityMode.Checkpoint)
             {
-                tasks.Add(Task.Run(() => CheckpointForeverAsync(store, versionBase)));
+                tasks.Add(Task.Run(() => CheckpointForeverAsync(store, versionBase)), "checkpoints");
             }
 
-            tasks.Add(Task.Run(() => TransferForeverAsync(store, new Random(seed))));
-            await await Task.WhenAny(tasks);
+            tasks.Add(Task.Run(() => TransferForeverAsync(store, new Random(seed))), "transfers");
+            Task first = await Task.WhenAny(tasks.Keys);
+            if (disk is { HasFailed: true })
+            {
+                await EndOnTheFailedDiskAsync(tasks);
+            }
+
+            await first;
             throw new InvalidOperationException("A writer stopped without an exception.");
         }
         catch (Exception e) when (s_power?.IsOff != true)
@@ -249,6 +267,56 @@ internal static class CrashWorker
         }
     }
 
+    /// <summary>Fails <paramref name="disk"/> after <paramref name="milliseconds"/>, and says so.</summary>
+    private static void FailDiskAfter(DiskFailure disk, int milliseconds)
+    {
+        var failer = new Thread(() =>
+        {
+            Thread.Sleep(milliseconds);
+            disk.Fail();
+            s_diskFailed = true;
+            Report("DISK FAILED");
+        })
+        {
+            IsBackground = true,
+            Name = "disk failure",
+        };
+        failer.Start();
+    }
+
+    /// <summary>
+    /// Once a writer has stopped after the disk failed: every writer must stop soon, each with
+    /// <see cref="StoreFaultedException"/>; none may hang on the dead disk or fail in another way. Reports
+    /// <c>FAULTED</c> or a failure, then dies with SIGKILL, as the process of a store whose disk died would be
+    /// restarted, and the checker recovers the store on a working disk.
+    /// </summary>
+    private static async Task EndOnTheFailedDiskAsync(Dictionary<Task, string> tasks)
+    {
+        Task all = Task.WhenAll(tasks.Keys);
+        if (await Task.WhenAny(all, Task.Delay(WritersStopAfterTheDiskFails)) != all)
+        {
+            // Whether they hang or go on writing, and where: operations acknowledged since the failure, and the stacks.
+            string running = string.Join(", ", tasks.Where(task => !task.Key.IsCompleted).Select(task => task.Value));
+            string stacks = await HangDiagnostics.StacksOfAsync(Environment.ProcessId);
+            Report($"FAIL {running} still running {WritersStopAfterTheDiskFails.TotalSeconds:F0} s after the first writer stopped on the failed disk, with {Interlocked.Read(ref s_acknowledgedSinceTheDiskFailed)} operations acknowledged since it failed; stacks: {stacks.ReplaceLineEndings(" | ")}");
+        }
+        else
+        {
+            var others = tasks.Keys.Select(task => task.Exception?.InnerException).Where(e => e is not StoreFaultedException).ToList();
+            foreach (Exception? other in others)
+            {
+                Report(other is null
+                    ? "FAIL a writer stopped without an exception after the disk failed"
+                    : $"FAIL a writer stopped on the failed disk with {other.GetType().FullName}, not StoreFaultedException: {other.Message.ReplaceLineEndings(" ")} at {other.StackTrace?.ReplaceLineEndings(" | ")}");
+            }
+
+            Report($"FAULTED {tasks.Count}");
+        }
+
+        Process.GetCurrentProcess().Kill();
+        await Task.Delay(Timeout.Infinite);
+    }
+
     /// <summary>
     /// After <paramref name="milliseconds"/>, and once a write is in flight if one comes within 200 ms, cuts the power (see <see cref="PowerSwitch.Cut"/>) and dies at once with
     /// SIGKILL: nothing written after the cut reaches a file, and no one outlives it.
@@ -299,10 +367,19 @@ internal static class CrashWorker
 
     private static void Report(string line)
     {
+        if (s_diskFailed && IsAcknowledgement(line))
+        {
+            Interlocked.Increment(ref s_acknowledgedSinceTheDiskFailed);
+        }
+
         lock (OutputLock)
         {
             Console.Out.WriteLine(line);
             Console.Out.Flush();
         }
     }
+
+    /// <summary>Whether <paramref name="line"/> reports an operation acknowledged: a write, a batch, a transfer, a checkpoint.</summary>
+    private static bool IsAcknowledgement(string line) =>
+        line == "U" || line.StartsWith("A ", StringComparison.Ordinal) || line.StartsWith("BA ", StringComparison.Ordinal) || line.StartsWith("C ", StringComparison.Ordinal);
 }

@@ -38,6 +38,12 @@ internal sealed class CrashWorkerProcess : IDisposable
     /// </summary>
     public string HangReport { get; private set; } = string.Empty;
 
+    /// <summary>
+    /// Gets, after a hang, every line the worker reported before it was killed: the writes it acknowledged still bind
+    /// the next recovery. Null otherwise.
+    /// </summary>
+    public List<string>? LinesBeforeTheHang { get; private set; }
+
     /// <summary>Gets what the worker wrote to standard error, once it has ended.</summary>
     public Task<string> Errors => _errors;
 
@@ -116,6 +122,7 @@ internal sealed class CrashWorkerProcess : IDisposable
             _process.Kill(entireProcessTree: true);
             await _process.WaitForExitAsync().ConfigureAwait(false);
             List<string> lines = await LinesAfterExitAsync().ConfigureAwait(false);
+            LinesBeforeTheHang = lines;
             HangReport = $"{lines.Count} lines reported, the last: {string.Join(" | ", lines.TakeLast(3))}{Environment.NewLine}{stacks}";
             return null;
         }

@@ -7,16 +7,18 @@ using System.Threading.Tasks;
 using KeyValueStore;
 using KeyValueStore.CrashHarness;
 
-// worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--check-only] [--wal-elsewhere]   the child (see CrashWorker)
-// soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk]] [--wal-elsewhere] [--dir D] [--seed S]   many cycles, then every key checked;
+// worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--fail-disk <ms>] [--check-only] [--wal-elsewhere]   the child (see CrashWorker)
+// soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk] | --failing-disk] [--wal-elsewhere] [--dir D] [--seed S]   many cycles, then every key checked;
 //   exit code 1 on any violation; a fresh random seed unless given, printed first
 if (args.Length >= 6 && args[0] == "worker")
 {
     int cutAt = Array.IndexOf(args, "--cut");
     (bool AfterReady, int Milliseconds)? cut = cutAt < 0 ? null : (args[cutAt + 1] == "ready", int.Parse(args[cutAt + 2], CultureInfo.InvariantCulture));
+    int failAt = Array.IndexOf(args, "--fail-disk");
+    int? failDiskAfter = failAt < 0 ? null : int.Parse(args[failAt + 1], CultureInfo.InvariantCulture);
     return await CrashWorker.RunAsync(
         args[1], Enum.Parse<DurabilityMode>(args[2]), int.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[4], CultureInfo.InvariantCulture),
-        args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"));
+        args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), failDiskAfter: failDiskAfter);
 }
 
 if (args.Length >= 1 && args[0] == "soak")
@@ -26,10 +28,11 @@ if (args.Length >= 1 && args[0] == "soak")
     // A fresh seed per run unless one is given, printed first, so that every run explores new schedules and any run can be replayed.
     int seed = int.Parse(Option("--seed", Random.Shared.Next().ToString(CultureInfo.InvariantCulture)), CultureInfo.InvariantCulture);
     bool powerCuts = args.Contains("--power-cut");
-    string crash = powerCuts ? "power cut" : "SIGKILL";
+    bool failingDisk = args.Contains("--failing-disk");
+    string crash = powerCuts ? "power cut" : failingDisk ? "failing disk" : "SIGKILL";
     Console.WriteLine($"{mode}, {crash}: seed {seed} (replay with --seed {seed})");
     string directory = Option("--dir", Path.Combine(Path.GetTempPath(), "kvstore-crash-soak", Guid.NewGuid().ToString("N")));
-    var checker = new CrashChecker(directory, mode, seed, powerCuts, lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"));
+    var checker = new CrashChecker(directory, mode, seed, powerCuts, lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), failingDisk: failingDisk);
     int violations = 0, beforeReady = 0, lost = 0, torn = 0, whole = 0;
     long acknowledged = 0;
     var started = DateTime.UtcNow;
@@ -74,7 +77,7 @@ if (args.Length >= 1 && args[0] == "soak")
     return violations == 0 ? 0 : 1;
 }
 
-Console.Error.WriteLine("usage: KeyValueStore.CrashHarness soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk]] [--wal-elsewhere] [--dir D] [--seed S]");
+Console.Error.WriteLine("usage: KeyValueStore.CrashHarness soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk] | --failing-disk] [--wal-elsewhere] [--dir D] [--seed S]");
 return 2;
 
 string Option(string name, string fallback)

@@ -165,16 +165,37 @@ internal sealed class LiveBytesEstimator
     }
 
     /// <summary>Checks the next unchecked record until none is left; returns the bytes of those still their key's latest.</summary>
+    /// <remarks>
+    /// A session whose read the failed disk never answered is left undisposed, as the copier leaves its sessions
+    /// (<see cref="LiveRecordCopier"/>): FASTER's dispose waits for the session's reads in flight, so it would block this
+    /// thread for good, and the compaction pass waiting for the estimate, which may hold every writer back, with it.
+    /// </remarks>
     private async Task<long> CheckSomeAsync(List<ScannedKey> records, StrongBox<int> next)
     {
-        using StoreSession session = _newSession();
+        StoreSession session = _newSession();
+        bool abandoned = false;
         long live = 0;
-        for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
+        try
         {
-            ScannedKey record = records[i];
-            if (await RecordLocation.OfLatestAsync(session, record.Key, _fault).ConfigureAwait(false) == record.Location)
+            for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
             {
-                live += record.Size;
+                ScannedKey record = records[i];
+                if (await RecordLocation.OfLatestAsync(session, record.Key, _fault).ConfigureAwait(false) == record.Location)
+                {
+                    live += record.Size;
+                }
+            }
+        }
+        catch (StoreFaultedException)
+        {
+            abandoned = true;
+            throw;
+        }
+        finally
+        {
+            if (!abandoned)
+            {
+                session.Dispose();
             }
         }
 

@@ -41,6 +41,33 @@ public class CrashRecoveryTests
         Assert.True(acknowledged > 0, "no write was acknowledged in any cycle, so nothing was checked");
     }
 
+    /// <summary>
+    /// The disk fails under the running worker at a random moment: every writer must stop soon with
+    /// <see cref="StoreFaultedException"/> (no hang, no other exception), and the store, recovered on a working disk,
+    /// must hold everything acknowledged before the failure (<see cref="DiskFailure"/>).
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task AWorkerWhoseDiskFails_StopsEveryWriterWithTheStoresFault_AndLosesNothingAcknowledged(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        var checker = new CrashChecker(temp.Path, mode, seed: 20261127, failingDisk: true);
+        var violations = new List<string>();
+        int acknowledged = 0;
+
+        for (int cycle = 1; cycle <= 8; cycle++)
+        {
+            CycleReport report = await checker.RunCycleAsync(cycle);
+            violations.AddRange(report.Violations);
+            acknowledged += report.Acknowledged;
+        }
+
+        violations.AddRange(await checker.CheckEveryKeyAsync());
+        Assert.True(violations.Count == 0, $"{violations.Count} violations:\n{string.Join("\n", violations)}");
+        Assert.True(acknowledged > 0, "no write was acknowledged in any cycle, so nothing was checked");
+    }
+
     /// <summary>The soak's default directory has a parent that does not exist yet; its first cycle once failed writing the file beside it.</summary>
     [Fact]
     public async Task TheChecker_RunsInADirectoryWhoseParentDoesNotExistYet()

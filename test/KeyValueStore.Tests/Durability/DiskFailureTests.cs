@@ -629,6 +629,45 @@ public class DiskFailureTests
         }
     }
 
+    /// <summary>
+    /// Compaction's live estimate, its record reads held by a disk that then fails and never answers them. The estimate
+    /// disposed its sessions on the way out, and FASTER's dispose waits for a session's reads in flight, so it blocked for
+    /// good, and the compaction pass waiting for it held every writer back: the failing-disk crash soak found writers
+    /// still waiting 20 s after the store faulted, in both durability modes.
+    /// </summary>
+    [Fact]
+    public async Task ALiveEstimate_WhoseReadsTheFailedDiskNeverAnswers_EndsWithTheStoresFault()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Checkpoint);
+
+        // Pages of 64 KB, so that the estimate's scan (whole pages) gets through and only its record reads are held.
+        options.PageSizeBits = 16;
+        options.MemorySizeBits = 18;
+        var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+        for (int i = 0; i < 20_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 100));
+        }
+
+        segments.HoldReadsOfAtMost(32 * 1024);
+        Task<long> estimate = store.LiveBytes.EstimateAsync();
+        try
+        {
+            await Eventually.TrueAsync(() => segments.HeldReads > 0, () => "the estimate never read a record from the disk");
+            segments.FailWrites(FaultInjectingDevice.InputOutputError);
+            await WriteUntilFaultedAsync(store, from: 20_000);
+
+            await Assert.ThrowsAsync<StoreFaultedException>(() => estimate.WaitAsync(HangLimit));
+        }
+        finally
+        {
+            segments.ReleaseReads();
+        }
+
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+    }
+
     /// <summary>Writes new keys from <paramref name="from"/> on, with the segment files failing, until the store faults; fails the test if it never does.</summary>
     private static async Task WriteUntilFaultedAsync(FasterRecordStore store, int from)
     {

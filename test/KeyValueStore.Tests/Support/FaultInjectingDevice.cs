@@ -21,6 +21,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private readonly System.Collections.Generic.List<Action> _heldWrites = [];
     private readonly System.Collections.Generic.List<Action> _heldReads = [];
     private bool _holdingReads;
+    private uint _largestReadHeld = uint.MaxValue;
     private uint _writeError;
     private uint _readError;
     private long _failedWrites;
@@ -133,6 +134,16 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     /// <summary>From now on reads are held back, as a slow disk would hold them, until <see cref="ReleaseReads"/>.</summary>
     public void HoldReads() => SetHoldingReads(true);
 
+    /// <summary>From now on reads of at most <paramref name="bytes"/> are held back (a record's read, not a scan's page), until <see cref="ReleaseReads"/>.</summary>
+    public void HoldReadsOfAtMost(uint bytes)
+    {
+        lock (_heldReads)
+        {
+            _largestReadHeld = bytes;
+            _holdingReads = true;
+        }
+    }
+
     /// <summary>Lets new reads through; those already held stay held until <see cref="ReleaseReads"/>.</summary>
     public void StopHoldingNewReads() => SetHoldingReads(false);
 
@@ -155,7 +166,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
     {
-        if (!ReadFailed(callback, context) && !HeldRead(() => Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context)))
+        if (!ReadFailed(callback, context) && !HeldRead(readLength, () => Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context)))
         {
             Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
         }
@@ -163,7 +174,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
     {
-        if (!ReadFailed(callback, context) && !HeldRead(() => Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context)))
+        if (!ReadFailed(callback, context) && !HeldRead(aligned_read_length, () => Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context)))
         {
             Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
         }
@@ -187,20 +198,22 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     {
         lock (_heldReads)
         {
+            _largestReadHeld = uint.MaxValue;
             _holdingReads = holding;
         }
     }
 
-    private bool HeldRead(Action read)
+    private bool HeldRead(uint length, Action read)
     {
         lock (_heldReads)
         {
-            if (_holdingReads)
+            bool hold = _holdingReads && length <= _largestReadHeld;
+            if (hold)
             {
                 _heldReads.Add(read);
             }
 
-            return _holdingReads;
+            return hold;
         }
     }
 
