@@ -34,6 +34,12 @@ namespace KeyValueStore.Concurrency;
 /// Without that, back-to-back checkpoints (then Commit mode's checkpoint per commit round; still possible with a caller
 /// checkpointing in a loop) closed the barrier again before the woken writers got in, and writers starved.
 /// </para>
+/// <para>
+/// A failed disk: writers waiting for the barrier to open stop with the store's fault as soon as it faults
+/// (<c>abandonWaitsOn</c>), whether or not the closer ever opens it. Every closer opens in a <c>finally</c>, but one
+/// stuck on the dead disk in something that never returns would otherwise hold every writer for good (the failing-disk
+/// crash soak found one).
+/// </para>
 /// </remarks>
 internal sealed class WriteBarrier
 {
@@ -47,6 +53,21 @@ internal sealed class WriteBarrier
     private long _closedSince;
     private long _closedTicks;
     private long _longestClosedTicks;
+    private readonly CancellationToken _abandonWaitsOn;
+    private readonly Func<Exception>? _abandonedBecause;
+
+    /// <summary>A barrier whose waiting writers wait until it opens, or until their own cancellation.</summary>
+    public WriteBarrier()
+    {
+    }
+
+    /// <param name="abandonWaitsOn">Once cancelled (the store faulted), writers waiting for the barrier to open stop waiting.</param>
+    /// <param name="abandonedBecause">The exception each of them then gets (the store's fault).</param>
+    public WriteBarrier(CancellationToken abandonWaitsOn, Func<Exception> abandonedBecause)
+    {
+        _abandonWaitsOn = abandonWaitsOn;
+        _abandonedBecause = abandonedBecause;
+    }
 
     /// <summary>Gets whether the barrier holds new writers out now.</summary>
     public bool IsClosed => Volatile.Read(ref _closed) != 0;
@@ -88,24 +109,31 @@ internal sealed class WriteBarrier
 
             // Open counts this writer in for it.
             _waiting++;
-            return cancellationToken.CanBeCanceled ? WaitForOpenAsync(_reopened.Task, cancellationToken) : new ValueTask(_reopened.Task);
+            return cancellationToken.CanBeCanceled || _abandonWaitsOn.CanBeCanceled ? WaitForOpenAsync(_reopened.Task, cancellationToken) : new ValueTask(_reopened.Task);
         }
     }
 
     /// <summary>
-    /// Waits for <see cref="Open"/> unless cancelled first. <see cref="Open"/> counts every waiter in, a cancelled one too,
-    /// so a cancelled waiter counts itself out once it is admitted; otherwise the next close would wait for it forever.
+    /// Waits for <see cref="Open"/> unless cancelled or abandoned first. <see cref="Open"/> counts every waiter in, a
+    /// cancelled one too, so a cancelled waiter counts itself out once it is admitted; otherwise the next close would wait
+    /// for it forever.
     /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask WaitForOpenAsync(Task reopened, CancellationToken cancellationToken)
     {
         try
         {
-            await reopened.WaitAsync(cancellationToken).ConfigureAwait(false);
+            Task waiting = cancellationToken.CanBeCanceled ? reopened.WaitAsync(cancellationToken) : reopened;
+            await (_abandonWaitsOn.CanBeCanceled ? waiting.WaitAsync(_abandonWaitsOn) : waiting).ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
             _ = reopened.ContinueWith(static (_, barrier) => ((WriteBarrier)barrier!).ExitWrite(), this, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            if (!cancellationToken.IsCancellationRequested && _abandonWaitsOn.IsCancellationRequested)
+            {
+                throw _abandonedBecause!();
+            }
+
             throw;
         }
     }

@@ -141,7 +141,7 @@ internal static class StoreOpener
     private static FasterRecordStore Assemble(OpenedLog log, StoreSettings settings, ILogger logger, TimeProvider timeProvider, Func<int, WriteBarrier, StoreMetrics, IWriteJournal> newJournal)
     {
         var keyStripes = new KeyStripeLocks(log.FasterKV.IndexSize);
-        var writes = new WriteBarrier();
+        var writes = new WriteBarrier(log.Fault.Token, log.Fault.ToException);
         var metrics = new StoreMetrics(settings.MeterFactory, settings.LogFileNamePrefix);
         return new FasterRecordStore(log, keyStripes, writes, newJournal(keyStripes.StripeCount, writes, metrics), settings, logger, timeProvider, metrics);
     }

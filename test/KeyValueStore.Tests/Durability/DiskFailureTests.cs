@@ -630,6 +630,39 @@ public class DiskFailureTests
     }
 
     /// <summary>
+    /// Writers waiting for the write barrier to open (held by a checkpoint starting, or by compaction's back-pressure)
+    /// stop with the store's fault as soon as it faults, whether or not the holder ever lets go: a holder stuck on the
+    /// dead disk must not keep them waiting for good. The barrier is closed here by hand, as a stuck holder leaves it.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task WritersWaitingAtTheClosedWriteBarrier_StopWithTheStoresFault_WhenTheDiskFails(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.OpenWithFaultInjection(Options(temp.Path, mode), out FaultInjectingDevice segments);
+        await store.UpsertAsync(Key(1), Value(1, 1));
+        await store.Writes.CloseAsync();
+        try
+        {
+            Task waiting = store.UpsertAsync(Key(2), Value(2, 1)).AsTask();
+            await Task.Delay(100);
+            Assert.False(waiting.IsCompleted, "the write went past the closed barrier");
+
+            segments.FailWrites(FaultInjectingDevice.InputOutputError);
+            await Assert.ThrowsAsync<StoreFaultedException>(() => store.CheckpointAsync().WaitAsync(HangLimit));
+
+            await Assert.ThrowsAsync<StoreFaultedException>(() => waiting.WaitAsync(HangLimit));
+        }
+        finally
+        {
+            store.Writes.Open();
+        }
+
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+    }
+
+    /// <summary>
     /// Compaction's live estimate, its record reads held by a disk that then fails and never answers them. The estimate
     /// disposed its sessions on the way out, and FASTER's dispose waits for a session's reads in flight, so it blocked for
     /// good, and the compaction pass waiting for it held every writer back: the failing-disk crash soak found writers
