@@ -38,7 +38,7 @@ internal static class CrashWorker
     /// <summary>How long every writer has to stop, once one has stopped on the failed disk, before the worker calls it a hang.</summary>
     private static readonly TimeSpan WritersStopAfterTheDiskFails = TimeSpan.FromSeconds(20);
     private static PowerSwitch? s_power;
-    private static volatile bool s_diskFailed;
+    private static DiskFailure? s_disk;
     private static long s_acknowledgedSinceTheDiskFailed;
 
     /// <param name="directory">The store's directory.</param>
@@ -55,7 +55,7 @@ internal static class CrashWorker
         string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false, int? failDiskAfter = null)
     {
         ExitWhenTheCheckerIsGone();
-        DiskFailure? disk = failDiskAfter is null ? null : new DiskFailure();
+        s_disk = failDiskAfter is null ? null : new DiskFailure();
         if (powerCut is { } cut)
         {
             s_power = new PowerSwitch(seed, lyingDisk);
@@ -67,7 +67,7 @@ internal static class CrashWorker
 
         try
         {
-            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power, writeAheadLogElsewhere, disk);
+            await using FasterRecordStore store = CrashStore.Open(directory, mode, s_power, writeAheadLogElsewhere, s_disk);
             await ReportRecoveredAsync(store, File.ReadAllLines(checkKeysFile).Select(int.Parse).ToArray());
             Report("READY");
             if (checkOnly)
@@ -86,7 +86,7 @@ internal static class CrashWorker
 
             if (failDiskAfter is int failAfter)
             {
-                FailDiskAfter(disk!, failAfter);
+                FailDiskAfter(s_disk!, failAfter);
             }
 
             var tasks = new Dictionary<Task, string>();
@@ -104,7 +104,7 @@ internal static class CrashWorker
 
             tasks.Add(Task.Run(() => TransferForeverAsync(store, new Random(seed))), "transfers");
             Task first = await Task.WhenAny(tasks.Keys);
-            if (disk is { HasFailed: true })
+            if (s_disk is { HasFailed: true })
             {
                 await EndOnTheFailedDiskAsync(tasks);
             }
@@ -274,7 +274,6 @@ internal static class CrashWorker
         {
             Thread.Sleep(milliseconds);
             disk.Fail();
-            s_diskFailed = true;
             Report("DISK FAILED");
         })
         {
@@ -367,7 +366,7 @@ internal static class CrashWorker
 
     private static void Report(string line)
     {
-        if (s_diskFailed && IsAcknowledgement(line))
+        if (s_disk is { HasFailed: true } && IsAcknowledgement(line))
         {
             Interlocked.Increment(ref s_acknowledgedSinceTheDiskFailed);
         }

@@ -26,19 +26,8 @@ public class CrashRecoveryTests
     {
         using var temp = new TempDirectory();
         var checker = new CrashChecker(temp.Path, mode, seed: 20261124, powerCuts, writeAheadLogElsewhere: writeAheadLogElsewhere);
-        var violations = new List<string>();
-        int acknowledged = 0;
 
-        for (int cycle = 1; cycle <= CyclesPerRun; cycle++)
-        {
-            CycleReport report = await checker.RunCycleAsync(cycle);
-            violations.AddRange(report.Violations);
-            acknowledged += report.Acknowledged;
-        }
-
-        violations.AddRange(await checker.CheckEveryKeyAsync());
-        Assert.True(violations.Count == 0, $"{violations.Count} violations:\n{string.Join("\n", violations)}");
-        Assert.True(acknowledged > 0, "no write was acknowledged in any cycle, so nothing was checked");
+        await AssertEveryCycleKeepsItsPromisesAsync(checker, CyclesPerRun);
     }
 
     /// <summary>
@@ -53,19 +42,8 @@ public class CrashRecoveryTests
     {
         using var temp = new TempDirectory();
         var checker = new CrashChecker(temp.Path, mode, seed: 20261127, failingDisk: true);
-        var violations = new List<string>();
-        int acknowledged = 0;
 
-        for (int cycle = 1; cycle <= 8; cycle++)
-        {
-            CycleReport report = await checker.RunCycleAsync(cycle);
-            violations.AddRange(report.Violations);
-            acknowledged += report.Acknowledged;
-        }
-
-        violations.AddRange(await checker.CheckEveryKeyAsync());
-        Assert.True(violations.Count == 0, $"{violations.Count} violations:\n{string.Join("\n", violations)}");
-        Assert.True(acknowledged > 0, "no write was acknowledged in any cycle, so nothing was checked");
+        await AssertEveryCycleKeepsItsPromisesAsync(checker, cycles: 8);
     }
 
     /// <summary>The soak's default directory has a parent that does not exist yet; its first cycle once failed writing the file beside it.</summary>
@@ -94,5 +72,22 @@ public class CrashRecoveryTests
         }
 
         Assert.NotEmpty(violations);
+    }
+
+    /// <summary>Runs <paramref name="cycles"/> cycles, then checks every key; fails on any violation, or when no write was acknowledged at all.</summary>
+    private static async Task AssertEveryCycleKeepsItsPromisesAsync(CrashChecker checker, int cycles)
+    {
+        var violations = new List<string>();
+        int acknowledged = 0;
+        for (int cycle = 1; cycle <= cycles; cycle++)
+        {
+            CycleReport report = await checker.RunCycleAsync(cycle);
+            violations.AddRange(report.Violations);
+            acknowledged += report.Acknowledged;
+        }
+
+        violations.AddRange(await checker.CheckEveryKeyAsync());
+        Assert.True(violations.Count == 0, $"{violations.Count} violations:\n{string.Join("\n", violations)}");
+        Assert.True(acknowledged > 0, "no write was acknowledged in any cycle, so nothing was checked");
     }
 }
