@@ -62,8 +62,8 @@ internal sealed class CrashChecker
     /// <param name="lyingDisk">With power cuts: a disk that acknowledges writes before they are durable, which the checker must catch.</param>
     /// <param name="writeAheadLogElsewhere">Commit mode: the store keeps its write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
     /// <param name="failingDisk">
-    /// Instead of killing the worker, fail its disk at a random moment and let it stop (cycles that kill the worker while
-    /// it recovers still do). Not with <paramref name="powerCuts"/>.
+    /// Instead of killing the worker, fail its disk at a random moment (while it recovers, in one cycle in six) and let
+    /// it stop. Not with <paramref name="powerCuts"/>.
     /// </param>
     public CrashChecker(string directory, DurabilityMode mode, int seed, bool powerCuts = false, bool lyingDisk = false, bool writeAheadLogElsewhere = false, bool failingDisk = false)
     {
@@ -92,8 +92,8 @@ internal sealed class CrashChecker
         bool duringRecovery = _random.Next(6) == 0;
         int delay = duringRecovery ? _random.Next(50, 400) : _random.Next(100, 1_200);
         string[] cut = _powerCuts ? ["--cut", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture), .. _lyingDisk ? ["--lying-disk"] : Array.Empty<string>()] : [];
-        bool failDisk = _failingDisk && !duringRecovery;
-        string[] failure = failDisk ? ["--fail-disk", delay.ToString(CultureInfo.InvariantCulture)] : [];
+        bool failDisk = _failingDisk;
+        string[] failure = failDisk ? ["--fail-disk", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture)] : [];
         WriteKeysToCheck(KeysToCheck());
 
         var violations = new List<string>();
@@ -119,7 +119,7 @@ internal sealed class CrashChecker
         {
             violations.Add($"cycle {cycle}: the worker exited with {exitCode} before it was killed: {await worker.Errors}");
         }
-        else if (failDisk && worker.Ready && worker.LinesBeforeTheHang is null && !lines.Any(line => line.StartsWith("FAULTED ", StringComparison.Ordinal) || line.StartsWith("FAIL ", StringComparison.Ordinal)))
+        else if (failDisk && worker.LinesBeforeTheHang is null && !lines.Any(line => line.StartsWith("FAULTED ", StringComparison.Ordinal) || line.StartsWith("FAIL ", StringComparison.Ordinal)))
         {
             violations.Add($"cycle {cycle}: the worker died without saying whether its writers stopped on the failed disk, the last lines: {string.Join(" | ", lines.TakeLast(3))}");
         }
@@ -168,7 +168,7 @@ internal sealed class CrashChecker
             Task ready = worker.WaitUntilReadyOrGoneAsync();
             if (await Task.WhenAny(ready, Task.Delay(Hang)) != ready)
             {
-                await worker.KillAsync();
+                await worker.KillAsHungAsync();
                 return null;
             }
         }

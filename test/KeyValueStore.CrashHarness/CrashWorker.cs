@@ -50,12 +50,17 @@ internal static class CrashWorker
     /// <param name="checkOnly">Report the recovered keys and exit, closing the store cleanly.</param>
     /// <param name="lyingDisk">With a power cut: the disk acknowledges writes before they are durable (see <see cref="PowerSwitch.LyingDisk"/>).</param>
     /// <param name="writeAheadLogElsewhere">Commit mode: the write-ahead log in a directory of its own (<see cref="CrashStore.WriteAheadLogHome"/>).</param>
-    /// <param name="failDiskAfter">Null, or how long after <c>READY</c> the store's disk fails (see <see cref="EndOnTheFailedDiskAsync"/>).</param>
+    /// <param name="diskFailure">Null, or when the store's disk fails: after opening starts, or after <c>READY</c> (see <see cref="EndOnTheFailedDiskAsync"/>).</param>
     public static async Task<int> RunAsync(
-        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false, int? failDiskAfter = null)
+        string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false, (bool AfterReady, int Milliseconds)? diskFailure = null)
     {
         ExitWhenTheCheckerIsGone();
-        s_disk = failDiskAfter is null ? null : new DiskFailure();
+        s_disk = diskFailure is null ? null : new DiskFailure();
+        if (diskFailure is { AfterReady: false } failsAtOpen)
+        {
+            FailDiskAfter(s_disk!, failsAtOpen.Milliseconds);
+        }
+
         if (powerCut is { } cut)
         {
             s_power = new PowerSwitch(seed, lyingDisk);
@@ -84,9 +89,9 @@ internal static class CrashWorker
                 CutPowerAfter(afterReady.Milliseconds);
             }
 
-            if (failDiskAfter is int failAfter)
+            if (diskFailure is { AfterReady: true } failsLater)
             {
-                FailDiskAfter(s_disk!, failAfter);
+                FailDiskAfter(s_disk!, failsLater.Milliseconds);
             }
 
             var tasks = new Dictionary<Task, string>();
@@ -111,6 +116,14 @@ internal static class CrashWorker
 
             await first;
             throw new InvalidOperationException("A writer stopped without an exception.");
+        }
+        catch (Exception e) when (s_disk is { HasFailed: true } && e is StoreFaultedException or LogDirectoryUnavailableException)
+        {
+            // The disk failed while the store opened or reported what it recovered: the open or the read must fail
+            // this way (a hang, or any other exception, is the failure), and the next cycle opens on a working disk.
+            Report($"FAULTED before the writers started: {e.GetType().Name}");
+            Process.GetCurrentProcess().Kill();
+            return 4;
         }
         catch (Exception e) when (s_power?.IsOff != true)
         {

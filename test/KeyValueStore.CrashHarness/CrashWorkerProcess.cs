@@ -77,6 +77,27 @@ internal sealed class CrashWorkerProcess : IDisposable
     public Task WaitUntilReadyOrGoneAsync() => Task.WhenAny(_ready.Task, _process.WaitForExitAsync());
 
     /// <summary>
+    /// Takes the stacks of a worker found hung (<see cref="HangReport"/>), then kills it. For a worker that never reported
+    /// it was ready: <see cref="WaitForExitAsync"/> does the same for one that was to end itself.
+    /// </summary>
+    public async Task KillAsHungAsync()
+    {
+        if (!_process.HasExited)
+        {
+            string stacks = await HangDiagnostics.StacksOfAsync(_process.Id).ConfigureAwait(false);
+            List<string> reported;
+            lock (_lines)
+            {
+                reported = [.. _lines];
+            }
+
+            HangReport = $"{reported.Count} lines reported, the last: {string.Join(" | ", reported.TakeLast(3))}{Environment.NewLine}{stacks}";
+        }
+
+        await KillAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>
     /// Kills the worker with SIGKILL (no finalizers, no flush, no dispose) unless it already exited, and returns every
     /// line it reported.
     /// </summary>

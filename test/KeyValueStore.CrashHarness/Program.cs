@@ -7,7 +7,7 @@ using System.Threading.Tasks;
 using KeyValueStore;
 using KeyValueStore.CrashHarness;
 
-// worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--fail-disk <ms>] [--check-only] [--wal-elsewhere]   the child (see CrashWorker)
+// worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--fail-disk open|ready <ms>] [--check-only] [--wal-elsewhere]   the child (see CrashWorker)
 // soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk] | --failing-disk] [--wal-elsewhere] [--dir D] [--seed S]   many cycles, then every key checked;
 //   exit code 1 on any violation; a fresh random seed unless given, printed first
 if (args.Length >= 6 && args[0] == "worker")
@@ -15,10 +15,10 @@ if (args.Length >= 6 && args[0] == "worker")
     int cutAt = Array.IndexOf(args, "--cut");
     (bool AfterReady, int Milliseconds)? cut = cutAt < 0 ? null : (args[cutAt + 1] == "ready", int.Parse(args[cutAt + 2], CultureInfo.InvariantCulture));
     int failAt = Array.IndexOf(args, "--fail-disk");
-    int? failDiskAfter = failAt < 0 ? null : int.Parse(args[failAt + 1], CultureInfo.InvariantCulture);
+    (bool AfterReady, int Milliseconds)? diskFailure = failAt < 0 ? null : (args[failAt + 1] == "ready", int.Parse(args[failAt + 2], CultureInfo.InvariantCulture));
     return await CrashWorker.RunAsync(
         args[1], Enum.Parse<DurabilityMode>(args[2]), int.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[4], CultureInfo.InvariantCulture),
-        args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), failDiskAfter: failDiskAfter);
+        args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), diskFailure: diskFailure);
 }
 
 if (args.Length >= 1 && args[0] == "soak")
