@@ -92,13 +92,12 @@ internal sealed class CrashChecker
         bool duringRecovery = _random.Next(6) == 0;
         int delay = duringRecovery ? _random.Next(50, 400) : _random.Next(100, 1_200);
         string[] cut = _powerCuts ? ["--cut", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture), .. _lyingDisk ? ["--lying-disk"] : Array.Empty<string>()] : [];
-        bool failDisk = _failingDisk;
-        string[] failure = failDisk ? ["--fail-disk", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture)] : [];
+        string[] failure = _failingDisk ? ["--fail-disk", duringRecovery ? "open" : "ready", delay.ToString(CultureInfo.InvariantCulture)] : [];
         WriteKeysToCheck(KeysToCheck());
 
         var violations = new List<string>();
         using var worker = CrashWorkerProcess.Start(_directory, _mode, unchecked(_seed + (cycle * 7919)), _versionBase, _checkKeysFile, [.. cut, .. failure, .. _storeArguments]);
-        List<string>? lines = _powerCuts || failDisk
+        List<string>? lines = _powerCuts || _failingDisk
             ? await worker.WaitForExitAsync(Hang)
             : await KillAsync(worker, duringRecovery, delay);
         if (lines is null)
@@ -119,7 +118,7 @@ internal sealed class CrashChecker
         {
             violations.Add($"cycle {cycle}: the worker exited with {exitCode} before it was killed: {await worker.Errors}");
         }
-        else if (failDisk && worker.LinesBeforeTheHang is null && !lines.Any(line => line.StartsWith("FAULTED ", StringComparison.Ordinal) || line.StartsWith("FAIL ", StringComparison.Ordinal)))
+        else if (_failingDisk && worker.LinesBeforeTheHang is null && !lines.Any(line => line.StartsWith("FAULTED ", StringComparison.Ordinal) || line.StartsWith("FAIL ", StringComparison.Ordinal)))
         {
             violations.Add($"cycle {cycle}: the worker died without saying whether its writers stopped on the failed disk, the last lines: {string.Join(" | ", lines.TakeLast(3))}");
         }

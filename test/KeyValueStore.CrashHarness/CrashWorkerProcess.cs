@@ -91,7 +91,7 @@ internal sealed class CrashWorkerProcess : IDisposable
                 reported = [.. _lines];
             }
 
-            HangReport = $"{reported.Count} lines reported, the last: {string.Join(" | ", reported.TakeLast(3))}{Environment.NewLine}{stacks}";
+            HangReport = DescribeHang(reported, stacks);
         }
 
         await KillAsync().ConfigureAwait(false);
@@ -144,7 +144,7 @@ internal sealed class CrashWorkerProcess : IDisposable
             await _process.WaitForExitAsync().ConfigureAwait(false);
             List<string> lines = await LinesAfterExitAsync().ConfigureAwait(false);
             LinesBeforeTheHang = lines;
-            HangReport = $"{lines.Count} lines reported, the last: {string.Join(" | ", lines.TakeLast(3))}{Environment.NewLine}{stacks}";
+            HangReport = DescribeHang(lines, stacks);
             return null;
         }
 
@@ -166,6 +166,9 @@ internal sealed class CrashWorkerProcess : IDisposable
     }
 
     public void Dispose() => _process.Dispose();
+
+    private static string DescribeHang(List<string> lines, string stacks) =>
+        $"{lines.Count} lines reported, the last: {string.Join(" | ", lines.TakeLast(3))}{Environment.NewLine}{stacks}";
 
     private int LineCount
     {

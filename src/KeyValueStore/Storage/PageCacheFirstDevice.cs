@@ -22,12 +22,14 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// Only reads of up to <see cref="LargestReadNow"/> bytes inside one segment, the size of a record's read, are tried:
 /// a scan's page reads stay asynchronous, so that several are in flight at once. The files are opened again, for
-/// reading, one handle per segment, closed when FASTER removes the segment or the device is disposed. From then on
-/// that segment's reads go to the device under it: FASTER deletes a removed segment's file only once no thread can
-/// still be reading it (its epoch), and until then a late read must not open a handle of ours again, which nothing
-/// would close (a deleted file's blocks stay allocated while a handle is open). Segments are removed from the log's
-/// start, so one number, the lowest segment not removed, says which are gone. Writes never reach a range FASTER reads from disk (a page is read
-/// only once it is below the log's head, after its last flush), so the cache holds what the device holds.
+/// reading, one handle per segment, closed when FASTER removes the segment or the device is disposed. A truncation
+/// removes segments from the log's start, and FASTER deletes their files only once no thread can still be reading them
+/// (its epoch): until then a late read must not open a handle of ours again, which nothing would close (a deleted
+/// file's blocks stay allocated while a handle is open), so reads below the lowest segment kept go to the device under
+/// this one. A single segment removed otherwise (the tail past a recovered checkpoint, which FASTER trims before any
+/// read and then writes again under the same numbers) is only closed. Writes never reach a range FASTER reads from disk
+/// (a page is read only once it is below the log's head, after its last flush), so the cache holds what the device
+/// holds.
 /// </para>
 /// </remarks>
 internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inner)
@@ -67,13 +69,13 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void RemoveSegment(int segment)
     {
-        CloseBelow(segment + 1);
+        Close(segment);
         Inner.RemoveSegment(segment);
     }
 
     public override void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
     {
-        CloseBelow(segment + 1);
+        Close(segment);
         Inner.RemoveSegmentAsync(segment, callback, result);
     }
 
@@ -163,7 +165,7 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         }
     }
 
-    /// <summary>The segment's read handle, opened on first use; null when its file cannot be opened (not written yet) or the segment is removed.</summary>
+    /// <summary>The segment's read handle, opened on first use; null when its file cannot be opened (not written yet, or removed) or it lies below the truncation.</summary>
     private SafeFileHandle? HandleOf(int segment)
     {
         if (_segments.TryGetValue(segment, out SafeFileHandle? handle))
@@ -198,7 +200,7 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
             return _segments.TryGetValue(segment, out handle) ? handle : null;
         }
 
-        // Removed while it was being opened: the removal may have closed the handles before this one was added.
+        // Truncated while it was being opened: the truncation may have closed the handles before this one was added.
         if (segment < Volatile.Read(ref _lowestSegmentKept))
         {
             Close(segment);
@@ -218,21 +220,10 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         }
     }
 
-    /// <summary>Marks the segments below <paramref name="segment"/> removed, so that no read opens them again, and closes their handles.</summary>
+    /// <summary>Marks the segments below <paramref name="segment"/> truncated, so that no read opens them again, and closes their handles.</summary>
     private void CloseBelow(int segment)
     {
-        int kept = Volatile.Read(ref _lowestSegmentKept);
-        while (kept < segment)
-        {
-            int seen = Interlocked.CompareExchange(ref _lowestSegmentKept, segment, kept);
-            if (seen == kept)
-            {
-                break;
-            }
-
-            kept = seen;
-        }
-
+        Utility.MonotonicUpdate(ref _lowestSegmentKept, segment, out _);
         foreach (int open in _segments.Keys)
         {
             if (open < segment)

@@ -167,6 +167,27 @@ public class PageCacheFirstDeviceTests
         Assert.Empty(OpenHandlesOnDeletedFile(segmentFile));
     }
 
+    /// <summary>
+    /// A recovery trims the segments past the checkpoint's tail one by one, and the log then writes those numbers again:
+    /// the segments below stay in the page cache's reach (a first version of the truncation fix took any removal for a
+    /// truncation up to it, and sent every later read of a recovered store to the device's slow path).
+    /// </summary>
+    [Fact]
+    public void ATailSegmentRemovedAlone_LeavesTheSegmentsBelowItAnsweredFromThePageCache()
+    {
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(4096, seed: 13);
+        Write(device, written, address: 0);
+        Write(device, written, address: 2L << SegmentSizeBits);
+        device.RemoveSegment(2);
+
+        using var buffer = new AlignedBuffer(4096);
+        Assert.Equal(0u, ReadAndWait(device, 0, buffer));
+        Assert.Equal(written, buffer.ToArray());
+        Assert.Equal(NonBlockingFileRead.MayBeSupported ? 1 : 0, device.ReadsAnsweredNow);
+    }
+
     [Fact]
     public async Task AStoresReadsOfRecordsOnDisk_AreAnsweredFromThePageCache_AndReturnEveryValue()
     {
