@@ -55,6 +55,7 @@ internal static class CrashWorker
         string directory, DurabilityMode mode, int seed, long versionBase, string checkKeysFile, (bool AfterReady, int Milliseconds)? powerCut, bool checkOnly, bool lyingDisk = false, bool writeAheadLogElsewhere = false, (bool AfterReady, int Milliseconds)? diskFailure = null)
     {
         ExitWhenTheCheckerIsGone();
+        bool writersStarted = false;
         s_disk = diskFailure is null ? null : new DiskFailure();
         if (diskFailure is { AfterReady: false } failsAtOpen)
         {
@@ -94,6 +95,7 @@ internal static class CrashWorker
                 FailDiskAfter(s_disk!, failsLater.Milliseconds);
             }
 
+            writersStarted = true;
             var tasks = new Dictionary<Task, string>();
             for (int owner = 0; owner < SingleWriters; owner++)
             {
@@ -117,8 +119,10 @@ internal static class CrashWorker
             await first;
             throw new InvalidOperationException("A writer stopped without an exception.");
         }
-        catch (Exception e) when (s_disk is { HasFailed: true } && e is StoreFaultedException or LogDirectoryUnavailableException)
+        catch (Exception e) when (!writersStarted && s_disk is { HasFailed: true } && e is StoreFaultedException or LogDirectoryUnavailableException)
         {
+            // Only before the writers start: once they run, their ends are judged by EndOnTheFailedDiskAsync, and a writer
+            // stopped by the store's fault before the disk failed must stay a failure.
             // The disk failed while the store opened or reported what it recovered: the open or the read must fail
             // this way (a hang, or any other exception, is the failure), and the next cycle opens on a working disk.
             Report($"FAULTED before the writers started: {e.GetType().Name}");
