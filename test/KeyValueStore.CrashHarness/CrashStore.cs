@@ -74,7 +74,11 @@ internal static class CrashStore
         }
         else if (disk is not null)
         {
-            settings = settings with { WrapDevice = (device, _) => new FailingDiskDevice(device, disk) };
+            settings = settings with
+            {
+                WrapDevice = (device, _) => new FailingDiskDevice(device, disk),
+                WrapWriteAheadLogCommits = commits => new FailingDiskCommitFile(commits, disk),
+            };
         }
 
         return StoreOpener.Open(settings, NullLogger.Instance);

@@ -157,7 +157,7 @@ internal static class StoreRecovery
         }
 
         site.PrepareToOpen(layout);
-        var writeAheadLog = WriteAheadLog.Open(site.Directory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories));
+        var writeAheadLog = WriteAheadLog.Open(site.Directory, WriteAheadLog.SegmentSizeBitsFor(settings.SegmentSizeBits), fault, logger, device => new SegmentDirectoryDurableDevice(settings.WrapDevice?.Invoke(device, DeviceRole.WriteAheadLog) ?? device, settings.Directories), settings.WrapWriteAheadLogCommits);
         try
         {
             WalPosition replayFrom = ReplayStart(point?.WalPosition, writeAheadLog);

@@ -33,6 +33,12 @@ internal sealed record StoreSettings(
     public Func<FASTER.core.IDevice, DeviceRole, FASTER.core.IDevice>? WrapDevice { get; init; }
 
     /// <summary>
+    /// Wraps the write-ahead log's commit file as FASTER sees it (its <see cref="FASTER.core.ILogCommitManager"/>); null
+    /// in every store a user opens. Fault-injection tests use it to make the file's writes fail.
+    /// </summary>
+    public Func<FASTER.core.ILogCommitManager, FASTER.core.ILogCommitManager>? WrapWriteAheadLogCommits { get; init; }
+
+    /// <summary>
     /// Called with the key of each record an upsert creates, after FASTER has allocated and filled the record and before it
     /// links the record into its hash index; null in every store a user opens. Tests use it to hold a write in that window.
     /// </summary>

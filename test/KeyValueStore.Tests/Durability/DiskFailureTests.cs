@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using KeyValueStore.CrashHarness;
 using KeyValueStore.Durability;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
@@ -700,6 +702,118 @@ public class DiskFailureTests
 
         await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
     }
+
+    /// <summary>
+    /// The write-ahead log's commit file (where recovery starts scanning for commit records) fails its writes while the
+    /// log's own device works. FASTER calls the file from its commit worker after a commit record is on disk, and a
+    /// throw there leaves that commit's waiters waiting for a completion that never comes: every writer, the group
+    /// commits and the store's dispose hung. Now the store faults: each writer ends acknowledged (its commit record is on
+    /// disk) or with <see cref="StoreFaultedException"/>, nothing hangs, and a reopen has every acknowledged write.
+    /// </summary>
+    [Fact]
+    public async Task AFailedWriteOfTheWriteAheadLogsCommitFile_FaultsTheStore_NothingHangs_AndAReopenHasEveryAcknowledgedWrite()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        var disk = new DiskFailure();
+        var store = StoreFactory.OpenWithFailingCommitFile(options, disk, out FailingDiskCommitFile commits);
+        for (int i = 0; i < 500; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, 1, 100));
+        }
+
+        disk.Fail();
+        var acknowledged = new System.Collections.Concurrent.ConcurrentBag<int>();
+        Task[] writers = new Task[8];
+        for (int w = 0; w < writers.Length; w++)
+        {
+            int first = 1_000 + (w * 10_000);
+            writers[w] = Task.Run(async () =>
+            {
+                for (int i = first; i < first + 10_000; i++)
+                {
+                    try
+                    {
+                        await store.UpsertAsync(Key(i), Value(i, 1, 100));
+                    }
+                    catch (StoreFaultedException)
+                    {
+                        return;
+                    }
+
+                    acknowledged.Add(i);
+                }
+            });
+        }
+
+        await Task.WhenAll(writers).WaitAsync(HangLimit);
+        Assert.True(commits.FailedWrites > 0, "no write of the commit file was attempted");
+        StoreFaultedException error = await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(1), Value(1, 2, 100)).AsTask().WaitAsync(HangLimit));
+        Assert.Contains("commit file", error.Message, StringComparison.Ordinal);
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+
+        await using var reopened = StoreFactory.Open(options);
+        Assert.Equal(Value(499, 1, 100), await ReadAsync(reopened, 499));
+        foreach (int i in acknowledged)
+        {
+            Assert.Equal(Value(i, 1, 100), await ReadAsync(reopened, i));
+        }
+    }
+
+    /// <summary>
+    /// The commit file's write that FASTER forces once a checkpoint has let the write-ahead log's oldest segments go,
+    /// after which FASTER deletes them. When that write fails the file still names the older start: the store faults
+    /// first, so that, as everywhere once a store has faulted, no file is deleted, and a reopen has everything.
+    /// </summary>
+    [Fact]
+    public async Task AFailedForcedWriteOfTheCommitFile_FaultsTheStore_DeletesNoSegment_AndAReopenHasEverything()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Commit);
+        var disk = new DiskFailure();
+        var store = StoreFactory.OpenWithFailingCommitFile(options, disk, out FailingDiskCommitFile commits);
+        var journal = (WriteAheadJournal)store.Journal;
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(w => Task.Run(async () =>
+        {
+            for (int i = w * 1_000; i < (w + 1) * 1_000; i++)
+            {
+                await store.UpsertAsync(Key(i), Value(i, 1, 400));
+            }
+        })));
+        await store.CheckpointAsync();
+        Assert.True(journal.Log.BeginAddress >> 20 >= 1, $"the checkpoint let no whole segment of the write-ahead log go (begin address {journal.Log.BeginAddress})");
+
+        string[] walSegments = WriteAheadLogSegments(temp.Path);
+        disk.Fail();
+        bool acknowledged;
+        try
+        {
+            await store.UpsertAsync(Key(9_000), Value(9_000, 1, 400)).AsTask().WaitAsync(HangLimit);
+            acknowledged = true;
+        }
+        catch (StoreFaultedException)
+        {
+            acknowledged = false;
+        }
+
+        Assert.True(commits.FailedForcedWrites > 0, "FASTER forced no write of the commit file");
+        await Assert.ThrowsAsync<StoreFaultedException>(() => store.UpsertAsync(Key(9_001), Value(9_001, 1, 400)).AsTask().WaitAsync(HangLimit));
+        await store.DisposeAsync().AsTask().WaitAsync(HangLimit);
+        Assert.Equal(walSegments, WriteAheadLogSegments(temp.Path));
+
+        await using var reopened = StoreFactory.Open(options);
+        for (int i = 0; i < 8_000; i++)
+        {
+            Assert.Equal(Value(i, 1, 400), await ReadAsync(reopened, i));
+        }
+
+        Assert.Equal(acknowledged ? Value(9_000, 1, 400) : null, await ReadAsync(reopened, 9_000));
+        Assert.Null(await ReadAsync(reopened, 9_001));
+    }
+
+    /// <summary>The write-ahead log's segment files in the store's directory, by name.</summary>
+    private static string[] WriteAheadLogSegments(string directory) =>
+        System.IO.Directory.GetFiles(System.IO.Path.Combine(directory, "store.wal"), WriteAheadLog.SegmentBaseName + ".*").Order(StringComparer.Ordinal).ToArray();
 
     /// <summary>Writes new keys from <paramref name="from"/> on, with the segment files failing, until the store faults; fails the test if it never does.</summary>
     private static async Task WriteUntilFaultedAsync(FasterRecordStore store, int from)

@@ -41,6 +41,19 @@ internal static class StoreFactory
         return store;
     }
 
+    /// <summary>A store of <paramref name="options"/> whose write-ahead log's commit file fails its writes once <paramref name="disk"/> fails.</summary>
+    public static FasterRecordStore OpenWithFailingCommitFile(MixedStorageKVStoreOptions options, CrashHarness.DiskFailure disk, out CrashHarness.FailingDiskCommitFile commits)
+    {
+        CrashHarness.FailingDiskCommitFile? wrapped = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(options) with
+        {
+            WrapWriteAheadLogCommits = inner => wrapped = new CrashHarness.FailingDiskCommitFile(inner, disk),
+        };
+        FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        commits = wrapped!;
+        return store;
+    }
+
     public static FasterRecordStore Open(MixedStorageKVStoreOptions options, ILogger? logger = null, TimeProvider? timeProvider = null) =>
         StoreOpener.Open(StoreSettingsValidator.Validate(options), logger ?? NullLogger.Instance, timeProvider);
 }

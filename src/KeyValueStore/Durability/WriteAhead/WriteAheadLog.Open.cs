@@ -20,10 +20,11 @@ internal sealed partial class WriteAheadLog
     /// <exception cref="StoreFileCorruptedException">The commit file is missing or damaged, or the log cannot be recovered.</exception>
     /// <param name="fault">The store's fault: a failed commit is recorded there, and fences off the store's writes.</param>
     /// <param name="wrapDevice">Wraps the log's device (fault-injection tests); null for the device as it is.</param>
-    public static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null) =>
-        Open(directory, segmentSizeBits, fault, logger, wrapDevice, dropTornTail: true);
+    /// <param name="wrapCommits">Wraps the commit file as FASTER sees it (fault-injection tests); null for the file as it is.</param>
+    public static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice = null, Func<ILogCommitManager, ILogCommitManager>? wrapCommits = null) =>
+        Open(directory, segmentSizeBits, fault, logger, wrapDevice, wrapCommits, dropTornTail: true);
 
-    private static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice, bool dropTornTail)
+    private static WriteAheadLog Open(string directory, int segmentSizeBits, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice, Func<ILogCommitManager, ILogCommitManager>? wrapCommits, bool dropTornTail)
     {
         System.IO.Directory.CreateDirectory(directory);
         string commitsPath = Path.Combine(directory, "commits");
@@ -49,7 +50,7 @@ internal sealed partial class WriteAheadLog
                 PageSizeBits = PageSizeBits,
                 MemorySizeBits = MemorySizeBits,
                 SegmentSizeBits = segmentSizeBits,
-                LogCommitManager = commits,
+                LogCommitManager = new FaultReportingCommitFile(wrapCommits?.Invoke(commits) ?? commits, fault),
                 LogChecksum = LogChecksumType.PerEntry,
                 FastCommitMode = true,
                 TryRecoverLatest = false,
@@ -93,7 +94,7 @@ internal sealed partial class WriteAheadLog
             if (tornAt is not long torn)
             {
                 EnsureSegmentsHold(directory, segmentSizeBits, log.BeginAddress, Math.Max(log.CommittedUntilAddress, recordedUntil));
-                return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, recovered, fault, logger, wrapDevice);
+                return new WriteAheadLog(directory, segmentSizeBits, log, device, commits, recovered, fault, logger, wrapDevice, wrapCommits);
             }
 
             long foundEnd = log.CommittedUntilAddress;
@@ -113,7 +114,7 @@ internal sealed partial class WriteAheadLog
             throw;
         }
 
-        return Open(directory, segmentSizeBits, fault, logger, wrapDevice, dropTornTail: false);
+        return Open(directory, segmentSizeBits, fault, logger, wrapDevice, wrapCommits, dropTornTail: false);
     }
 
     /// <summary>Reads a commit's cookie (<see cref="WalCommitCookie"/>), reporting a damaged one as the commit file's.</summary>
@@ -269,7 +270,7 @@ internal sealed partial class WriteAheadLog
         await DisposeAsync().ConfigureAwait(false);
         WalTailScrubber.Scrub(_directory, _segmentSizeBits, committedUntil);
         StoreEvents.WriteAheadLogTailCleared(_logger, _directory, committedUntil);
-        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _fault, _logger, _wrapDevice);
+        WriteAheadLog reopened = Open(_directory, _segmentSizeBits, _fault, _logger, _wrapDevice, _wrapCommits);
         if (reopened.CommittedUntilAddress != committedUntil)
         {
             long found = reopened.CommittedUntilAddress;

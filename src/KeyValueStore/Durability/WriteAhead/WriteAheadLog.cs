@@ -63,6 +63,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     private readonly int _segmentSizeBits;
     private readonly ILogger _logger;
     private readonly Func<IDevice, IDevice>? _wrapDevice;
+    private readonly Func<ILogCommitManager, ILogCommitManager>? _wrapCommits;
     private readonly CancellationTokenSource _stopping = new();
     private readonly Channel<bool> _commitRequested = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
     private Task _groupCommits = Task.CompletedTask;
@@ -80,7 +81,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     private long _committedSequence;
     private int _disposed;
 
-    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, WalCommitCookie recovered, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice)
+    private WriteAheadLog(string directory, int segmentSizeBits, FasterLog log, IDevice device, WalCommitFile commits, WalCommitCookie recovered, StoreFault fault, ILogger logger, Func<IDevice, IDevice>? wrapDevice, Func<ILogCommitManager, ILogCommitManager>? wrapCommits)
     {
         _recovered = recovered;
         _nextSequence = recovered.NextSequence;
@@ -89,6 +90,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         _lastCommit = (log.CommittedUntilAddress, log.BeginAddress, 0);
         _fault = fault;
         _wrapDevice = wrapDevice;
+        _wrapCommits = wrapCommits;
         _directory = directory;
         _segmentSizeBits = segmentSizeBits;
         _log = log;
