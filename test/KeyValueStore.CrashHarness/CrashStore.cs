@@ -78,6 +78,7 @@ internal static class CrashStore
             {
                 WrapDevice = (device, _) => new FailingDiskDevice(device, disk),
                 WrapWriteAheadLogCommits = commits => new FailingDiskCommitFile(commits, disk),
+                Directories = new FailingDiskDirectories(disk),
             };
         }
 

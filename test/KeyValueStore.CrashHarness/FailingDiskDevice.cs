@@ -10,9 +10,10 @@ namespace KeyValueStore.CrashHarness;
 /// input/output error and touches nothing, the way FASTER's devices report a disk that stopped answering.
 /// </summary>
 /// <remarks>
-/// The store's FASTER devices fail, and the write-ahead log's commit file with them (<see cref="FailingDiskCommitFile"/>);
-/// the other files the store writes itself (the checkpoint record, sector checksums) still work. The store must stop
-/// acknowledging writes either way, since every write and every checkpoint needs one of these devices.
+/// The store's FASTER devices fail, and with them the write-ahead log's commit file (<see cref="FailingDiskCommitFile"/>)
+/// and every directory flush (<see cref="FailingDiskDirectories"/>, which the checkpoint record's atomic write needs);
+/// the writes of the sector-checksum files and of the record itself still work. The store must stop acknowledging
+/// writes either way, since every write and every checkpoint needs one of these devices.
 /// </remarks>
 internal sealed class FailingDiskDevice(IDevice inner, DiskFailure disk) : DelegatingDevice(inner)
 {
