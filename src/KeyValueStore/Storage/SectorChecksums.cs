@@ -49,6 +49,11 @@ internal sealed class SectorChecksums
     private int _pendingSectors;
     private int _backgroundPersist;
 
+    // A checksum file was created and the directory holding its entry not yet flushed. Cleared only by a flush that
+    // succeeded: a persist whose flush failed leaves the file behind, and the next persist, finding it there, must still
+    // flush the directory before it returns, as Persist promises. Under _persisting.
+    private bool _directoryUnflushed;
+
     // The checksums recorded since the last persist, in the order the writes were issued: a later run of the same
     // sectors (FASTER writes a partly filled sector again once it holds more) overwrites an earlier one.
     private List<ChecksumRun> _pending = [];
@@ -119,9 +124,10 @@ internal sealed class SectorChecksums
         {
             Persist();
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (Exception)
         {
-            // Left pending: the next checkpoint persists them again, and reports the failure as the store's fault.
+            // Left pending: the next checkpoint persists them again, and reports the failure as the store's fault. Any
+            // exception: on a pool thread one not caught here would end the process.
         }
         finally
         {
@@ -144,7 +150,7 @@ internal sealed class SectorChecksums
             foreach (IGrouping<long, ChecksumRun> segment in pending.GroupBy(run => run.Segment))
             {
                 string path = _layout.SectorChecksumPath(segment.Key);
-                bool created = !File.Exists(path);
+                _directoryUnflushed |= !File.Exists(path);
                 using (SafeFileHandle file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete))
                 {
                     foreach (ChecksumRun run in segment)
@@ -154,12 +160,13 @@ internal sealed class SectorChecksums
 
                     RandomAccess.FlushToDisk(file);
                 }
+            }
 
-                if (created)
-                {
-                    // Each new file's entry made durable once the file is: a persist seldom creates more than one.
-                    _directories.Flush(_layout.Directory);
-                }
+            // New files' entries made durable once the files are.
+            if (_directoryUnflushed)
+            {
+                _directories.Flush(_layout.Directory);
+                _directoryUnflushed = false;
             }
         }
         catch
