@@ -121,10 +121,10 @@ internal static class CrashWorker
         }
         catch (Exception e) when (!writersStarted && s_disk is { HasFailed: true } && e is StoreFaultedException or LogDirectoryUnavailableException)
         {
-            // Only before the writers start: once they run, their ends are judged by EndOnTheFailedDiskAsync, and a writer
-            // stopped by the store's fault before the disk failed must stay a failure.
             // The disk failed while the store opened or reported what it recovered: the open or the read must fail
             // this way (a hang, or any other exception, is the failure), and the next cycle opens on a working disk.
+            // Only before the writers start: once they run, their ends are judged by EndOnTheFailedDiskAsync, and a writer
+            // stopped by the store's fault before the disk failed must stay a failure.
             Report($"FAULTED before the writers started: {e.GetType().Name}");
             Process.GetCurrentProcess().Kill();
             return 4;
