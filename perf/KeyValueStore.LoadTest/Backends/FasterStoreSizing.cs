@@ -64,6 +64,7 @@ internal static class FasterStoreSizing
             // The store's default interval when on: a write that finds the log at the threshold starts compaction anyway.
             TimeBetweenLogCompactionsMS = context.Compaction ? new MixedStorageKVStoreOptions().TimeBetweenLogCompactionsMS : -1,
             LogDiskBudgetBytes = context.DiskBudgetBytes,
+            LogMutableFraction = context.MutableFraction,
         };
     }
 

@@ -46,6 +46,9 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --disk-budget: the typed and faster backends' hard budget for their log in bytes (<see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>); 0 for none.</summary>
     public long DiskBudgetBytes { get; init; }
 
+    /// <summary>Gets --mutable-fraction: the typed and faster backends' <see cref="MixedStorageKVStoreOptions.LogMutableFraction"/>; null for the store's default for its durability mode.</summary>
+    public double? MutableFraction { get; init; }
+
     /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
     public string? Directory { get; init; }
 

@@ -21,7 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
-        "--wal-dir", "--endpoint", "--warmup",
+        "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -47,6 +47,7 @@ internal static class OptionParser
             MemorySizeBytes = Get(given, "--memory-size", options.MemorySizeBytes, ParseMemorySize),
             Compaction = Get(given, "--compaction", options.Compaction, ParseOnOff),
             DiskBudgetBytes = Get(given, "--disk-budget", options.DiskBudgetBytes, ParseDiskBudget),
+            MutableFraction = Get(given, "--mutable-fraction", options.MutableFraction, ParseMutableFraction),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
             WriteAheadLogDirectory = Get(given, "--wal-dir", options.WriteAheadLogDirectory, text => NonEmpty("--wal-dir", text, "a directory path")),
             Endpoint = Get(given, "--endpoint", options.Endpoint, ParseEndpoint),
@@ -219,6 +220,16 @@ internal static class OptionParser
         }
 
         return bytes;
+    }
+
+    private static double? ParseMutableFraction(string text)
+    {
+        if (!double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double fraction) || !(fraction is >= 0 and <= 1))
+        {
+            throw new InvalidOptionException($"--mutable-fraction must be a fraction from 0 to 1, such as 0.9; got '{text}'.");
+        }
+
+        return fraction;
     }
 
     /// <summary>A size the store itself then checks against its memory and segment sizes when it opens.</summary>

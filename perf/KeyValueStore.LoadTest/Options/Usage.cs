@@ -42,6 +42,7 @@ internal static class Usage
         Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the typed and faster backends [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
         Option(text, "--compaction on|off", "scheduled compaction of the typed and faster backends [on]; off shows what it costs");
         Option(text, "--disk-budget SIZE", "hard budget for the typed and faster backends' log (LogDiskBudgetBytes) [0: none]");
+        Option(text, "--mutable-fraction F", "share of the typed and faster backends' log memory updated in place (LogMutableFraction), 0 to 1 [the store's default: 0.1 in Commit mode, else 0.9]");
         Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
         Option(text, "--wal-dir DIR", "typed-commit and faster-commit: keep the write-ahead log in a fresh directory inside DIR, on a device of its own (WriteAheadLogDirectory) [the run's directory]; removed after the run");
         Option(text, "--endpoint ADDR", "the server the redis backend measures, host:port, e.g. 127.0.0.1:6379 (required by redis, refused by the rest); the run's keys go under a fresh prefix, deleted after the run");

@@ -22,4 +22,5 @@ internal sealed record SettingsReport(
     bool Verify,
     long Seed,
     bool Cold = false,
-    int WarmupSeconds = 0);
+    int WarmupSeconds = 0,
+    double? MutableFraction = null);

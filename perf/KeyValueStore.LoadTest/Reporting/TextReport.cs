@@ -40,6 +40,11 @@ internal static class TextReport
             Line(text, "disk budget", $"{ByteSize.Format(budget)} of log at most (--disk-budget)");
         }
 
+        if (settings.MutableFraction is double fraction)
+        {
+            Line(text, "mutable fraction", $"{fraction.ToString(System.Globalization.CultureInfo.InvariantCulture)} of the log's memory updated in place (--mutable-fraction)");
+        }
+
         if (settings.WarmupSeconds > 0)
         {
             Line(text, "warm-up", $"{settings.WarmupSeconds} s of the workload before the run, not measured (--warmup)");

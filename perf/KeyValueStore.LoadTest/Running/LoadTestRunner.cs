@@ -241,7 +241,8 @@ internal sealed class LoadTestRunner
         _options.Verify,
         _options.Seed,
         _options.Cold,
-        _options.WarmupSeconds);
+        _options.WarmupSeconds,
+        _options.Backend.UsesMemorySize ? _options.MutableFraction : null);
 
     private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated)
     {

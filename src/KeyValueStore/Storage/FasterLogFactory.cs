@@ -42,6 +42,7 @@ internal static class FasterLogFactory
                 PageSizeBits = settings.PageSizeBits,
                 MemorySizeBits = settings.MemorySizeBits,
                 SegmentSizeBits = settings.SegmentSizeBits,
+                MutableFraction = settings.LogMutableFraction,
             };
 
             if (!settings.IsDurable)

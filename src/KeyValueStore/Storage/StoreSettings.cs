@@ -63,6 +63,9 @@ internal sealed record StoreSettings(
     /// <summary>The factory of the store's meter, or null for a meter of its own (<see cref="MixedStorageKVStoreOptions.MeterFactory"/>).</summary>
     public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
 
+    /// <summary>FASTER's <c>MutableFraction</c>: how much of the in-memory log is updated in place (the options' <c>LogMutableFraction</c>, resolved).</summary>
+    public double LogMutableFraction { get; init; } = 0.9;
+
     public long PageSizeBytes => 1L << PageSizeBits;
 }
 

@@ -65,6 +65,11 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.InitialLogCompactionThresholdBytes)} is {options.InitialLogCompactionThresholdBytes}; use a positive size in bytes, or 0 for twice the log's memory size.");
         }
 
+        if (options.LogMutableFraction is { } fraction && !(fraction is >= 0 and <= 1))
+        {
+            problems.Add($"{Name}.{nameof(options.LogMutableFraction)} is {fraction}; use a fraction from 0 to 1, or null for the durability mode's default.");
+        }
+
         ValidateLogDiskBudget(options, problems);
         bool durable = ValidateDurability(options, problems);
         string? directory = ResolveDirectory(options.LogDirectory, problems);
@@ -94,8 +99,17 @@ internal static class StoreSettingsValidator
             writeAheadLogDirectory)
         {
             MeterFactory = options.MeterFactory,
+            LogMutableFraction = options.LogMutableFraction ?? DefaultLogMutableFraction(options.Durability),
         };
     }
+
+    /// <summary>
+    /// How much of the in-memory log is updated in place when the options leave it to the mode. Commit mode's writers wait
+    /// for group commits that queue behind each checkpoint's flush of that region, so it keeps the region small there; the
+    /// other modes' writers pay more for the extra appends than they gain (docs/benchmarks.md, "How much of the log's
+    /// memory is updated in place").
+    /// </summary>
+    internal static double DefaultLogMutableFraction(DurabilityMode durability) => durability == DurabilityMode.Commit ? 0.1 : 0.9;
 
     /// <summary>The write-ahead log's own directory as a full path, or null for the store's directory.</summary>
     private static string? ResolveWriteAheadLogDirectory(MixedStorageKVStoreOptions options, bool durable, List<string> problems)

@@ -132,5 +132,14 @@ public class FasterBackendTests
         Assert.Equal(DirectorySize.Of(temp.Path) + DirectorySize.Of(log), backend.BytesOnDisk());
     }
 
+    [Fact]
+    public void MutableFraction_ReachesTheStoresOptions()
+    {
+        var context = Context("/tmp/unused") with { MutableFraction = 0.25 };
+
+        Assert.Equal(0.25, FasterStoreSizing.Options(context).LogMutableFraction);
+        Assert.Null(FasterStoreSizing.Options(context with { MutableFraction = null }).LogMutableFraction);
+    }
+
     private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize, LoadTestOptions.DefaultMemorySize);
 }

@@ -114,6 +114,16 @@ public class OptionParserTests
     }
 
     [Theory]
+    [InlineData("0.9", 0.9)]
+    [InlineData("0", 0.0)]
+    [InlineData("1", 1.0)]
+    public void MutableFraction_IsAFractionFromZeroToOne_AndTheStoresDefaultWhenLeftOut(string text, double expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--mutable-fraction", text]).MutableFraction);
+        Assert.Null(OptionParser.Parse([]).MutableFraction);
+    }
+
+    [Theory]
     [InlineData("typed-commit")]
     [InlineData("faster-commit")]
     public void WalDir_IsTaken_ByTheCommitModeBackends(string backend)
@@ -184,6 +194,9 @@ public class OptionParserTests
         { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
         { ["--compaction", "sometimes"], ["--compaction must be on or off", "'sometimes'"] },
         { ["--disk-budget", "lots"], ["--disk-budget must be a size", "'lots'"] },
+        { ["--mutable-fraction", "1.5"], ["--mutable-fraction must be a fraction from 0 to 1", "'1.5'"] },
+        { ["--mutable-fraction", "-0.1"], ["--mutable-fraction must be a fraction from 0 to 1", "'-0.1'"] },
+        { ["--mutable-fraction", "most"], ["--mutable-fraction must be a fraction from 0 to 1", "'most'"] },
         { ["--wal-dir", ""], ["--wal-dir needs a directory path", "''"] },
         { ["--wal-dir", "/tmp/wal", "--backend", "typed-checkpoint"], ["--wal-dir", "typed-checkpoint backend keeps none", "typed-commit or faster-commit"] },
         { ["--backend", "redis"], ["redis backend", "needs its address", "--endpoint host:port", "--backend garnet"] },

@@ -210,4 +210,32 @@ public class StoreSettingsValidatorTests
 
         Assert.Equal(Path.GetFullPath("relative-wal"), StoreSettingsValidator.Validate(options).WriteAheadLogDirectory);
     }
+
+    [Theory]
+    [InlineData(DurabilityMode.None, 0.9)]
+    [InlineData(DurabilityMode.Checkpoint, 0.9)]
+    [InlineData(DurabilityMode.Commit, 0.1)]
+    public void ALogMutableFractionLeftUnset_IsTheDurabilityModesDefault(DurabilityMode durability, double expected)
+    {
+        var options = new MixedStorageKVStoreOptions { LogDirectory = Path.GetTempPath(), DeleteLogOnClose = durability == DurabilityMode.None, Durability = durability };
+
+        Assert.Equal(expected, StoreSettingsValidator.Validate(options).LogMutableFraction);
+        options.LogMutableFraction = 0.5;
+        Assert.Equal(0.5, StoreSettingsValidator.Validate(options).LogMutableFraction);
+    }
+
+    [Theory]
+    [InlineData(-0.1)]
+    [InlineData(1.5)]
+    [InlineData(double.NaN)]
+    public void ALogMutableFractionOutsideZeroToOne_IsRefused(double fraction)
+    {
+        var options = new MixedStorageKVStoreOptions { LogMutableFraction = fraction };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        string problem = Assert.Single(exception.Problems);
+        Assert.Contains($"LogMutableFraction is {fraction}", problem, StringComparison.Ordinal);
+        Assert.Contains("use a fraction from 0 to 1", problem, StringComparison.Ordinal);
+    }
 }
