@@ -74,6 +74,8 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     /// <summary>The transactions split in pieces whose first piece is appended and last is not yet, by the first piece's address.</summary>
     private readonly SortedList<long, WalPosition> _openTransactions = [];
     private readonly SemaphoreSlim _commitTurn = new(1, 1);
+    private readonly CommitSignal _commitSignal = new();
+    private readonly CancellationTokenRegistration _pulseOnFault;
     private long _nextSequence;
     private long _beginSequence;
     private (long Tail, long BeginAddress, long CommitNum) _lastCommit;
@@ -97,6 +99,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         _device = device;
         _commits = commits;
         _logger = logger;
+        _pulseOnFault = fault.Token.Register(static signal => ((CommitSignal)signal!).Pulse(), _commitSignal);
     }
 
     /// <summary>Gets the address of the oldest entry kept.</summary>
@@ -192,9 +195,7 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         _commitRequested.Writer.TryWrite(true);
 
         // Entries are committed whole, so the commit point passing the entry's first byte means the entry is durable.
-        // commitNum 0: wait for the address only, not for commits other writers requested later.
-        ValueTask wait = _log.WaitForCommitAsync(address + 1, commitNum: 0, _fault.Token);
-        return wait.IsCompletedSuccessfully ? wait : WaitForEntryAsync(wait, address);
+        return _log.CommittedUntilAddress > address ? default : WaitForEntryAsync(address);
     }
 
     /// <summary>Commits everything appended so far and completes when it is durable.</summary>
@@ -231,6 +232,9 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         finally
         {
             _commitTurn.Release();
+
+            // After the commit point moved, or after the failure was reported (then the waiters see the fault).
+            _commitSignal.Pulse();
         }
     }
 
@@ -265,26 +269,33 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
     }
 
     /// <summary>
-    /// Waits for the entry at <paramref name="address"/> to be committed. When the store faults meanwhile, from its segment
-    /// files say, the group commits stop (each checks the fault once it has the turn), and the one asked for may never
-    /// come: the wait ends then, and once any commit under way has finished it tells whether that commit took the entry.
-    /// Without the fault's token a write that appended just before a segment failure waited forever; answering "failed"
-    /// for an entry the commit under way took would have reported a write that a reopen then shows.
+    /// Waits for the entry at <paramref name="address"/> to be committed, waking at each commit (<see cref="CommitSignal"/>).
+    /// When the store faults meanwhile, from its segment files say, the group commits stop (each checks the fault once it
+    /// has the turn), and the one asked for may never come: the wait ends then, and once any commit under way has
+    /// finished it tells whether that commit took the entry. Without the fault's pulse a write that appended just before
+    /// a segment failure waited forever; answering "failed" for an entry the commit under way took would have reported a
+    /// write that a reopen then shows.
     /// </summary>
+    /// <exception cref="StoreFaultedException">The store faulted before the entry was committed.</exception>
+    /// <exception cref="ObjectDisposedException">The log closed before the entry was committed.</exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask WaitForEntryAsync(ValueTask wait, long address)
+    private async ValueTask WaitForEntryAsync(long address)
     {
-        try
+        while (true)
         {
-            await wait.ConfigureAwait(false);
-            return;
-        }
-        catch (CommitFailureException e)
-        {
-            throw Fault(e);
-        }
-        catch (OperationCanceledException) when (_fault.IsFaulted)
-        {
+            Task pulse = _commitSignal.Next;
+            if (_log.CommittedUntilAddress > address)
+            {
+                return;
+            }
+
+            if (_fault.IsFaulted)
+            {
+                break;
+            }
+
+            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+            await pulse.ConfigureAwait(false);
         }
 
         await _commitTurn.WaitAsync().ConfigureAwait(false);
@@ -378,6 +389,10 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         _device.Dispose();
         _commits.Dispose();
         _stopping.Dispose();
+        _pulseOnFault.Dispose();
+
+        // Whoever still waits for a commit learns that none will come.
+        _commitSignal.Pulse();
     }
 
     private async Task RunGroupCommitsAsync(CancellationToken stopping)
