@@ -49,8 +49,8 @@ public sealed class MixedStorageKVStoreOptions
     /// </para>
     /// <para>
     /// In <see cref="DurabilityMode.Commit"/> mode every write waits for the write-ahead log, whose group commits queue
-    /// behind that flush; 0.1 cut the update p99.9 beside a checkpoint by about a third there, at up to a tenth of the
-    /// throughput when the written keys all fit in memory. In the other modes 0.1 cost 7-8% of the throughput and did not
+    /// behind that flush; 0.1 cut the update p99.9 beside a checkpoint by 13-35% there (1-2 ms), at 3% of the throughput,
+    /// 8% when the written keys all fit in memory. In the other modes 0.1 cost 7-8% of the throughput and did not
     /// shorten the pauses (docs/benchmarks.md, "How much of the log's memory is updated in place").
     /// </para>
     /// <para>Ignored when a pre-built <c>FasterKV</c> is supplied.</para>
