@@ -45,11 +45,11 @@ public sealed class MixedStorageKVStoreOptions
     /// FASTER counts the region in whole pages behind the tail page, rounded down: with two pages in memory (the defaults)
     /// only the tail page is updated in place whatever the fraction; with many pages, a larger fraction updates more keys
     /// in place, so the log grows more slowly under overwrites. Each checkpoint flushes the whole region at once: the
-    /// larger it is, the longer the writers wait beside a checkpoint.
+    /// larger it is, the more work lands on the cores in one burst.
     /// </para>
     /// <para>
-    /// In <see cref="DurabilityMode.Commit"/> mode every write waits for the write-ahead log, whose group commits queue
-    /// behind that flush; 0.1 cut the update p99.9 beside a checkpoint by 13-35% there (1-2 ms), at 3% of the throughput,
+    /// In <see cref="DurabilityMode.Commit"/> mode every write waits for the write-ahead log, whose group commits wait
+    /// behind that burst; 0.1 cut the update p99.9 beside a checkpoint by 0.9-2.3 ms (13-35%) there, at 3% of the throughput,
     /// 8% when the written keys all fit in memory. In the other modes 0.1 cost 7-8% of the throughput and did not
     /// shorten the pauses (docs/benchmarks.md, "How much of the log's memory is updated in place").
     /// </para>
