@@ -64,7 +64,7 @@ internal sealed record StoreSettings(
     public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
 
     /// <summary>FASTER's <c>MutableFraction</c>: how much of the in-memory log is updated in place (the options' <c>LogMutableFraction</c>, resolved).</summary>
-    public double LogMutableFraction { get; init; } = 0.9;
+    public required double LogMutableFraction { get; init; }
 
     public long PageSizeBytes => 1L << PageSizeBits;
 }

@@ -127,17 +127,17 @@ internal sealed partial class WriteAheadLog
                     return address;
                 }
 
-                // Abandoned when the store faults: a failed write of the store's segments stops the group commits.
+                // The wait writers use for their own entries: it ends at the store's fault (a failed write of the store's
+                // segments stops the group commits), and the next try throws it.
                 _commitRequested.Writer.TryWrite(true);
-                ValueTask flushed = _log.WaitForCommitAsync(tail, commitNum: 0, _fault.Token);
-                if (flushed.IsCompletedSuccessfully)
+                if (_log.CommittedUntilAddress >= tail)
                 {
                     // The pages were flushed between the try and the wait; let them be closed before the next try.
                     await Task.Yield();
                 }
                 else
                 {
-                    await WaitOrFaultAsync(flushed).ConfigureAwait(false);
+                    await WaitForEntryAsync(tail - 1).ConfigureAwait(false);
                 }
             }
         }

@@ -314,24 +314,6 @@ internal sealed partial class WriteAheadLog : IAsyncDisposable
         throw _fault.ToException();
     }
 
-    /// <summary>Waits for a commit, for room to append; ends with the store's fault if it faults first (the loop that waits tries again).</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask WaitOrFaultAsync(ValueTask wait)
-    {
-        try
-        {
-            await wait.ConfigureAwait(false);
-        }
-        catch (CommitFailureException e)
-        {
-            throw Fault(e);
-        }
-        catch (OperationCanceledException) when (_fault.IsFaulted)
-        {
-            throw _fault.ToException();
-        }
-    }
-
     /// <summary>Records the first failure (later writes are fenced off by it) and returns the exception for the caller.</summary>
     private StoreFaultedException Fault(Exception failure)
     {

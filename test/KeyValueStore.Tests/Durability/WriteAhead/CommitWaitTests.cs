@@ -8,9 +8,9 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace KeyValueStore.Tests.Durability;
 
 /// <summary>
-/// Writers waiting for the write-ahead log's group commit (<see cref="WriteAheadLog.WaitForCommitAsync"/>): woken by the
-/// commit, the store's fault or the log's close, on a real log with no group-commit loop running, so that each wait
-/// stays pending until the test moves it.
+/// Writers waiting for the write-ahead log's group commit (<see cref="WriteAheadLog.WaitForCommitAsync"/>), and appends
+/// waiting for a commit to make room in the log's memory: woken by the commit, the store's fault or the log's close, on
+/// a real log with no group-commit loop running, so that each wait stays pending until the test moves it.
 /// </summary>
 public class CommitWaitTests
 {
@@ -88,5 +88,38 @@ public class CommitWaitTests
         await log.DisposeAsync();
 
         await Assert.ThrowsAsync<ObjectDisposedException>(() => wait.WaitAsync(HangLimit));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AnAppendWaitingForRoomInTheLogsMemory_GoesOnAfterACommit_OrEndsWithTheStoresFault(bool faults)
+    {
+        using var temp = new TempDirectory();
+        var fault = new StoreFault();
+        WriteAheadLog log = WriteAheadLog.Open(temp.Path, WriteAheadLog.SegmentSizeBitsFor(24), fault, NullLogger.Instance);
+        await using var closing = log;
+
+        // With no commit nothing is flushed, so the log's memory fills and an append has to wait for room.
+        byte[] value = new byte[50_000];
+        Task<long> waiting = Task.FromResult(0L);
+        for (int i = 0; i < 2_000 && waiting.IsCompleted; i++)
+        {
+            waiting = log.AppendAsync(BitConverter.GetBytes(i), value, isDelete: false).AsTask();
+        }
+
+        Assert.False(waiting.IsCompleted, "premise: an append waits for room");
+        if (faults)
+        {
+            fault.Report("log segment files", new System.IO.IOException("injected"));
+            var thrown = await Assert.ThrowsAsync<StoreFaultedException>(() => waiting.WaitAsync(HangLimit));
+            Assert.Contains("log segment files", thrown.Message, StringComparison.Ordinal);
+        }
+        else
+        {
+            await log.CommitAsync();
+            long address = await waiting.WaitAsync(HangLimit);
+            Assert.True(address >= log.BeginAddress);
+        }
     }
 }
