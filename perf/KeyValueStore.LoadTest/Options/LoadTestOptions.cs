@@ -65,6 +65,13 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --cold: drop the operating system's page cache between the load and the run (<see cref="Running.PageCache"/>).</summary>
     public bool Cold { get; init; }
 
+    /// <summary>
+    /// Gets --rate: the operations per second the workers issue together in the warm-up and run phases, on an even
+    /// schedule (<see cref="Running.Metronome"/>); null for each worker to issue its next operation as soon as its last
+    /// one completes. The load phase is never paced.
+    /// </summary>
+    public long? Rate { get; init; }
+
     /// <summary>Gets --warmup: seconds of the workload run, unmeasured, between the load and the measured run; 0 for none.</summary>
     public int WarmupSeconds { get; init; }
 

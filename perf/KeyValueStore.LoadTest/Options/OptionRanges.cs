@@ -16,6 +16,8 @@ internal static class OptionRanges
     public const long MaxMemorySize = 1L << 40;
     public const int MinBatchSize = 1;
     public const int MaxBatchSize = BatchTooLargeException.MaxWrites; // The most one atomic batch of the store may hold.
+    public const long MinRate = 1;
+    public const long MaxRate = 1_000_000_000;
     public const int MinPort = 1;
     public const int MaxPort = 65_535;
 
@@ -27,4 +29,5 @@ internal static class OptionRanges
     public const string MemorySize = "a power of two from 64k to 1t";
     public const string BatchSize = "1 to 65535";
     public const string Port = "1 to 65535";
+    public const string Rate = "1 to 1000000000";
 }

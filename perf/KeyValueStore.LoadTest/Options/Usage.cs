@@ -21,6 +21,7 @@ internal static class Usage
         text.AppendLine("Options (defaults in brackets):");
         Option(text, "--threads N", OptionRanges.Threads + $" concurrent async workers, each with one operation in flight [{LoadTestOptions.DefaultThreads}]");
         Option(text, "--seconds N", OptionRanges.Seconds + $": length of the run phase, after the load [{LoadTestOptions.DefaultSeconds}]");
+        Option(text, "--rate N", OptionRanges.Rate + ": operations per second of all workers together, on an even schedule; latencies stay from each issue, and the report adds how late operations were issued [unpaced]");
         Option(text, "--warmup N", OptionRanges.WarmupSeconds + ": seconds of the workload before the run phase, not measured, so that the run starts on optimized code [0]");
         Option(text, "--records N", OptionRanges.Records + $": records loaded before the run [{LoadTestOptions.DefaultRecords}]");
         Option(text, "--value-size SIZE", OptionRanges.ValueSize + $": bytes per value, k/m suffixes allowed [{LoadTestOptions.DefaultValueSize}]");

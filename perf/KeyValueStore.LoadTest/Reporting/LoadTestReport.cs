@@ -7,7 +7,8 @@ namespace KeyValueStore.LoadTest.Reporting;
 /// <remarks>
 /// <see cref="DurableFlushes"/> is null, and absent from the JSON, for backends that do not count flushes;
 /// <see cref="Batches"/> likewise unless --batch-size is above 1; <see cref="Compaction"/> for backends that do not report it;
-/// <see cref="LatencyBesideBackgroundWork"/> for backends that do not mark their compaction passes and checkpoints.
+/// <see cref="LatencyBesideBackgroundWork"/> for backends that do not mark their compaction passes and checkpoints;
+/// <see cref="Pacing"/> unless --rate is given.
 /// </remarks>
 internal sealed record LoadTestReport(
     SettingsReport Settings,
@@ -21,4 +22,5 @@ internal sealed record LoadTestReport(
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] DurableFlushReport? DurableFlushes,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] BatchReport? Batches,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] CompactionReport? Compaction = null,
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] IReadOnlyList<BesideWorkLatencyReport>? LatencyBesideBackgroundWork = null);
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] IReadOnlyList<BesideWorkLatencyReport>? LatencyBesideBackgroundWork = null,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] PacingReport? Pacing = null);

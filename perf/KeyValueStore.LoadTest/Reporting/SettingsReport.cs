@@ -23,4 +23,5 @@ internal sealed record SettingsReport(
     long Seed,
     bool Cold = false,
     int WarmupSeconds = 0,
-    double? MutableFraction = null);
+    double? MutableFraction = null,
+    long? Rate = null);

@@ -45,6 +45,11 @@ internal static class TextReport
             Line(text, "mutable fraction", $"{fraction.ToString(System.Globalization.CultureInfo.InvariantCulture)} of the log's memory updated in place (--mutable-fraction)");
         }
 
+        if (settings.Rate is long rate)
+        {
+            Line(text, "rate", $"paced at {rate:N0} ops/s, all workers together (--rate); latencies from each operation's issue, lag against the schedule below");
+        }
+
         if (settings.WarmupSeconds > 0)
         {
             Line(text, "warm-up", $"{settings.WarmupSeconds} s of the workload before the run, not measured (--warmup)");
@@ -76,6 +81,14 @@ internal static class TextReport
         if (run.AllocatedBytesPerOperation is double perOperation)
         {
             Line(text, "allocated", $"{ByteSize.Human(run.AllocatedBytes)} in the run, {perOperation:N0} B per operation (the whole process: backend, workers, sampling)");
+        }
+
+        Line(text, "gc pauses", $"{run.GcPauseMilliseconds:N1} ms in the run, all threads held ({run.Gen2Collections:N0} full collections)");
+
+        if (report.Pacing is PacingReport pacing)
+        {
+            LatencyReport lag = pacing.IssueLagMicroseconds;
+            Line(text, "issue lag", $"p50 {lag.P50:0.0} us, p99 {lag.P99:0.0} us, p99.9 {lag.P999:0.0} us, max {lag.Max:0.0} us behind the schedule of {pacing.TargetOperationsPerSecond:N0} ops/s");
         }
 
         if (run.PerThread.Operations.Count > 0)

@@ -52,12 +52,12 @@ internal sealed class LoadTestRunner
         Worker[] workers = Enumerable.Range(0, _options.Threads).Select(index => new Worker(state, index)).ToArray();
 
         var cursor = new LoadCursor(_options.Records);
-        PhaseResult load = await RunPhaseAsync("load", "records", _options.Records, workers, (worker, stop) => worker.LoadAsync(cursor, stop), duration: null, cancel).ConfigureAwait(false);
+        PhaseResult load = await RunPhaseAsync("load", "records", _options.Records, workers, (worker, stop, _) => worker.LoadAsync(cursor, stop), duration: null, cancel).ConfigureAwait(false);
 
         if (_options.WarmupSeconds > 0 && !cancel.IsCancellationRequested)
         {
             // The workload itself, unmeasured: the JIT's optimized code and the store's caches are in place when the run starts.
-            await RunPhaseAsync("warm-up", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.WarmupSeconds), cancel).ConfigureAwait(false);
+            await RunPhaseAsync("warm-up", "ops", total: null, workers, (worker, stop, schedule) => worker.RunAsync(stop, schedule), TimeSpan.FromSeconds(_options.WarmupSeconds), cancel, paced: true).ConfigureAwait(false);
             foreach (Worker worker in workers)
             {
                 worker.ForgetMeasurements();
@@ -69,6 +69,8 @@ internal sealed class LoadTestRunner
         long? flushesAfterLoad = DurableFlushes(backend);
         var compactionSamples = new List<CompactionSample>();
         long runAllocated = 0;
+        TimeSpan runGcPause = TimeSpan.Zero;
+        int runGen2 = 0;
         if (!cancel.IsCancellationRequested)
         {
             if (_options.Cold)
@@ -77,8 +79,12 @@ internal sealed class LoadTestRunner
             }
 
             long allocatedBefore = GC.GetTotalAllocatedBytes();
-            run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop) => worker.RunAsync(stop), TimeSpan.FromSeconds(_options.Seconds), cancel, backend as ICompactionReporter, compactionSamples).ConfigureAwait(false);
+            TimeSpan gcPauseBefore = GC.GetTotalPauseDuration();
+            int gen2Before = GC.CollectionCount(2);
+            run = await RunPhaseAsync("run", "ops", total: null, workers, (worker, stop, schedule) => worker.RunAsync(stop, schedule), TimeSpan.FromSeconds(_options.Seconds), cancel, paced: true, backend as ICompactionReporter, compactionSamples).ConfigureAwait(false);
             runAllocated = GC.GetTotalAllocatedBytes() - allocatedBefore;
+            runGcPause = GC.GetTotalPauseDuration() - gcPauseBefore;
+            runGen2 = GC.CollectionCount(2) - gen2Before;
             perWorker = workers.Select(worker => worker.Completed).ToArray();
         }
 
@@ -91,7 +97,7 @@ internal sealed class LoadTestRunner
         {
             long end = state.Keys.Issued + NeverWrittenProbes;
             int stride = workers.Length;
-            PhaseResult sweep = await RunPhaseAsync("verify", "reads", end, workers, (worker, stop) => worker.SweepAsync(Array.IndexOf(workers, worker), end, stride, stop), duration: null, cancel).ConfigureAwait(false);
+            PhaseResult sweep = await RunPhaseAsync("verify", "reads", end, workers, (worker, stop, _) => worker.SweepAsync(Array.IndexOf(workers, worker), end, stride, stop), duration: null, cancel).ConfigureAwait(false);
             sweepReads = sweep.Operations;
         }
 
@@ -101,7 +107,7 @@ internal sealed class LoadTestRunner
             Settings(runDirectory),
             new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription),
             new PhaseReport(load.Operations, load.Seconds, Rate(load.Operations, load.Seconds), load.Completed),
-            RunSummary(run, perWorker, runAllocated),
+            RunSummary(run, perWorker, runAllocated, runGcPause, runGen2),
             operations,
             bytesOnDisk,
             MemorySnapshot(),
@@ -115,7 +121,8 @@ internal sealed class LoadTestRunner
             FlushSummary(backend, flushesAfterLoad, flushesAfterRun, workers),
             BatchSummary(operations, run.Seconds),
             compaction,
-            backend is IBackgroundWorkObserver ? LatencyBesideBackgroundWork(workers) : null);
+            backend is IBackgroundWorkObserver ? LatencyBesideBackgroundWork(workers) : null,
+            _options.Rate is long rate ? new PacingReport(rate, Latencies(Merged(workers, worker => worker.IssueLag))) : null);
     }
 
     private static long? DurableFlushes(ILoadTestBackend backend) => (backend as IDurableFlushCounter)?.DurableFlushes;
@@ -179,13 +186,18 @@ internal sealed class LoadTestRunner
         }
     }
 
+    /// <summary>
+    /// Runs <paramref name="work"/> on every worker until all finish or the phase stops; <paramref name="paced"/> phases
+    /// (the workload's, not the load or the sweep) follow --rate's schedule when it is given.
+    /// </summary>
     private async Task<PhaseResult> RunPhaseAsync(
-        string phase, string unit, long? total, Worker[] workers, Func<Worker, CancellationToken, Task> work, TimeSpan? duration, CancellationToken cancel, ICompactionReporter? compaction = null, List<CompactionSample>? compactionSamples = null)
+        string phase, string unit, long? total, Worker[] workers, Func<Worker, CancellationToken, Metronome?, Task> work, TimeSpan? duration, CancellationToken cancel, bool paced = false, ICompactionReporter? compaction = null, List<CompactionSample>? compactionSamples = null)
     {
         using var timer = duration is TimeSpan length ? new CancellationTokenSource(length, _time) : new CancellationTokenSource();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancel, timer.Token);
         using var progressStop = new CancellationTokenSource();
         long start = _time.GetTimestamp();
+        Metronome? schedule = paced && _options.Rate is long rate ? Metronome.Start(_time, rate, stop.Token) : null;
         Func<TimeSpan, string?>? everySecond = compaction is null || compactionSamples is null
             ? null
             : elapsed =>
@@ -201,7 +213,7 @@ internal sealed class LoadTestRunner
             {
                 try
                 {
-                    await work(worker, stop.Token).ConfigureAwait(false);
+                    await work(worker, stop.Token, schedule).ConfigureAwait(false);
                 }
                 catch
                 {
@@ -212,6 +224,9 @@ internal sealed class LoadTestRunner
         }
         finally
         {
+            // Every worker has stopped, so the phase's token is cancelled (its length ran out, Ctrl+C, or a worker failed).
+            await stop.CancelAsync().ConfigureAwait(false);
+            schedule?.Dispose();
             await progressStop.CancelAsync().ConfigureAwait(false);
             await progress.ConfigureAwait(false);
         }
@@ -242,9 +257,10 @@ internal sealed class LoadTestRunner
         _options.Seed,
         _options.Cold,
         _options.WarmupSeconds,
-        _options.Backend.UsesMemorySize ? _options.MutableFraction : null);
+        _options.Backend.UsesMemorySize ? _options.MutableFraction : null,
+        _options.Rate);
 
-    private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated)
+    private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated, TimeSpan gcPause, int gen2Collections)
     {
         double[] rates = perWorker.Select(count => Rate(count, run.Seconds)).ToArray();
         return new RunReport(
@@ -254,7 +270,9 @@ internal sealed class LoadTestRunner
             new PerThreadReport(rates.Average(), rates.Min(), rates.Max(), perWorker),
             run.Completed,
             allocated,
-            run.Operations > 0 ? (double)allocated / run.Operations : null);
+            run.Operations > 0 ? (double)allocated / run.Operations : null,
+            Math.Round(gcPause.TotalMilliseconds, 1),
+            gen2Collections);
     }
 
     /// <summary>The run's single operations of each type split by the background work beside them, with each split's p99.9 against the quiet one's.</summary>

@@ -33,6 +33,9 @@ internal sealed class Worker
     private readonly double _nanosecondsPerTick;
     private readonly WriteBatch? _batch;
     private readonly IBatchWriter? _batchWriter;
+
+    // With --rate: how late against the schedule each operation of the run was issued.
+    private readonly LatencyHistogram _issueLag = new();
     private SplitMix64 _random;
     private long _completed;
 
@@ -85,10 +88,13 @@ internal sealed class Worker
 
     public long NotFound(OperationType type) => _notFound[(int)type];
 
+    /// <summary>Gets how late, in nanoseconds, each operation of the run was issued against its schedule (with --rate; empty otherwise).</summary>
+    public LatencyHistogram IssueLag => _issueLag;
+
     /// <summary>Forgets the latencies and not-found counts recorded so far: after --warmup, so that the run phase reports only itself.</summary>
     public void ForgetMeasurements()
     {
-        foreach (LatencyHistogram histogram in _latencies.Concat(_latenciesBeside.SelectMany(beside => beside)))
+        foreach (LatencyHistogram histogram in _latencies.Concat(_latenciesBeside.SelectMany(beside => beside)).Append(_issueLag))
         {
             histogram.Clear();
         }
@@ -110,9 +116,10 @@ internal sealed class Worker
     /// <summary>
     /// Issues the workload's operations, timing each, until <paramref name="stop"/>. With batches, a drawn update
     /// or insert joins the batch, and the batch is written when full; writes of a batch not yet full when the
-    /// run ends are dropped unissued (no version or id was given to them).
+    /// run ends are dropped unissued (no version or id was given to them). With --rate each draw waits for its
+    /// start time from <paramref name="schedule"/>.
     /// </summary>
-    public async Task RunAsync(CancellationToken stop)
+    public async Task RunAsync(CancellationToken stop, Metronome? schedule)
     {
         ResetCount();
         Workload workload = _state.Options.Workload;
@@ -120,6 +127,17 @@ internal sealed class Worker
         _batch?.Clear();
         while (!stop.IsCancellationRequested)
         {
+            if (schedule is not null)
+            {
+                long lagTicks = await schedule.WaitForTurnAsync().ConfigureAwait(false);
+                if (stop.IsCancellationRequested)
+                {
+                    break;
+                }
+
+                _issueLag.Record((long)(lagTicks * _nanosecondsPerTick));
+            }
+
             OperationType type = workload.Pick(_random.NextDouble());
             if (_batch is not null && OperationKinds.IsBlindWrite(type))
             {

@@ -171,4 +171,21 @@ public class ReportTests
         Assert.Matches("directory +" + System.Text.RegularExpressions.Regex.Escape(temp.Path), run.Output);
         Assert.Empty(Directory.GetFileSystemEntries(temp.Path));
     }
+
+    [Fact]
+    public async Task TheRunsGcPauses_AreReported_WithItsFullCollections()
+    {
+        using var temp = new TempDirectory();
+        string json = Path.Combine(temp.Path, "report.json");
+
+        // Workload C only reads, and only in the run phase: the backend's one forced full collection falls in it.
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", "memory", "--workload", "C", "--json", json], _ => new CollectingBackend());
+
+        Assert.True(run.ExitCode == 0, run.Output + run.Errors);
+        Assert.Contains("gc pauses", run.Output, StringComparison.Ordinal);
+        using JsonDocument document = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+        JsonElement runPhase = document.RootElement.GetProperty("run");
+        Assert.True(runPhase.GetProperty("gen2Collections").GetInt32() >= 1, runPhase.ToString());
+        Assert.True(runPhase.GetProperty("gcPauseMilliseconds").GetDouble() > 0, runPhase.ToString());
+    }
 }
