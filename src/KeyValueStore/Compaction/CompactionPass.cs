@@ -136,7 +136,7 @@ internal sealed class CompactionPass
                 int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(_store.Log.TailAddress - _store.Log.BeginAddress, MaxCopyWorkers);
                 SliceDone slice = await RunWatchedAsync(
                     backPressure,
-                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, backPressure.IsHeld, copyWorkers))).ConfigureAwait(false);
+                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, backPressure.IsHeld, copyWorkers))).ConfigureAwait(false);
 
                 copied += slice.CopiedBytes;
                 diskBytesFreed += slice.DiskBytesFreed;
@@ -260,9 +260,9 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>
-    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, bool writersHeld, int copyWorkers)
+    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, long passEnd, bool writersHeld, int copyWorkers)
     {
-        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld, copyWorkers).ConfigureAwait(false);
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld, copyWorkers, passEnd).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
         return new SliceDone(copied, DiskBytesEmptied(sliceStart, sliceEnd));
     }

@@ -17,5 +17,9 @@ namespace KeyValueStore.Compaction;
 /// How many records the engine may copy at once beside the writers (at least 1): a pass with time to spare uses few,
 /// so that its copying leaves the cores to the writers (<see cref="CompactionThresholdPolicy.CopyWorkersFor"/>).
 /// </param>
+/// <param name="passUntilAddress">
+/// Where the pass this range belongs to ends (at least <paramref name="untilAddress"/>): the engine may keep reading
+/// toward it, so that the pass's next range continues the same scan of the log (<see cref="Engine.SliceScan"/>).
+/// </param>
 /// <exception cref="StoreFaultedException">The store's disk failed while records were copied.</exception>
-internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers);
+internal delegate Task<long> CopyLiveRecords(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers, long passUntilAddress);

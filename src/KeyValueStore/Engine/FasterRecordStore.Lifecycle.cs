@@ -73,6 +73,8 @@ internal sealed partial class FasterRecordStore
     {
         try
         {
+            // A scan a stopped pass left open (the compactor has stopped by now), before FASTER and its files go.
+            _copier.Dispose();
             _sessions.Dispose();
             _epochNudger.Dispose();
             await _journal.DisposeAsync().ConfigureAwait(false);

@@ -88,8 +88,11 @@ internal sealed partial class FasterRecordStore
     /// back-pressure holds every writer out, by FASTER's own lookup compaction, which copies about three times faster
     /// (docs/benchmarks.md) but races writers on the hash entry (<see cref="KeyStripeLocks"/>), so it runs only then.
     /// </summary>
-    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers) =>
-        writersHeld ? CompactWithWritersHeldAsync(untilAddress) : _copier.CopyAsync(fromAddress, untilAddress, copyWorkers);
+    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers, long passUntilAddress = 0) =>
+        writersHeld ? CompactWithWritersHeldAsync(untilAddress) : _copier.CopyAsync(fromAddress, untilAddress, copyWorkers, passUntilAddress);
+
+    /// <summary>Gets how many scans of the log compaction's copies have opened (<see cref="SliceScan"/>); for tests.</summary>
+    internal int CompactionScansOpened => _copier.ScansOpened;
 
     /// <summary>Estimates the log's live bytes now, and samples how live a stretch of it is.</summary>
     internal LiveBytesEstimator LiveBytes => _liveBytes;

@@ -36,10 +36,11 @@ namespace KeyValueStore.Engine;
 /// </para>
 /// <para>
 /// Records are copied by up to <see cref="Workers"/> sessions at once, as many as the slice asks for: a record on disk costs a read, and the reads of one
-/// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages.
+/// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages. The slices
+/// of one pass share one scan of the log (<see cref="SliceScan"/>).
 /// </para>
 /// </remarks>
-internal sealed class LiveRecordCopier
+internal sealed class LiveRecordCopier : IDisposable
 {
     /// <summary>The most records copied at once, each in its own session; a slice may ask for fewer.</summary>
     public const int Workers = Compaction.CompactionPass.MaxCopyWorkers;
@@ -59,6 +60,10 @@ internal sealed class LiveRecordCopier
 
     // A batch's arena is over a megabyte (the large-object heap): kept between slices rather than allocated for each.
     private ScannedRecords? _spareBatch;
+
+    // The pass's scan, kept between its slices; null while a slice has it, or after one abandoned it to a failed disk.
+    private SliceScan? _scan;
+    private int _scansOpened;
 
     public LiveRecordCopier(
         FasterKV<SpanByte, SpanByte> store,
@@ -82,8 +87,11 @@ internal sealed class LiveRecordCopier
         _pageSizeBytes = pageSizeBytes;
     }
 
+    /// <summary>Gets how many scans of the log the copies have opened; for tests and diagnostics.</summary>
+    public int ScansOpened => Volatile.Read(ref _scansOpened);
+
     /// <inheritdoc cref="CopyLiveRecords"/>
-    public async Task<long> CopyAsync(long fromAddress, long untilAddress, int copyWorkers = Workers)
+    public async Task<long> CopyAsync(long fromAddress, long untilAddress, int copyWorkers = Workers, long passUntilAddress = 0)
     {
         _fault.ThrowIfFaulted();
         var sessions = new StoreSession[Math.Clamp(copyWorkers, 1, Workers)];
@@ -92,10 +100,15 @@ internal sealed class LiveRecordCopier
             sessions[i] = _newSession();
         }
 
-        IFasterScanIterator<SpanByte, SpanByte> scan = _store.Log.Scan(fromAddress, untilAddress);
+        SliceScan scan = Interlocked.Exchange(ref _scan, null) ?? new SliceScan(_store);
+        if (scan.BeginSlice(fromAddress, untilAddress, passUntilAddress))
+        {
+            Interlocked.Increment(ref _scansOpened);
+        }
         ScannedRecords batch = Interlocked.Exchange(ref _spareBatch, null) ?? new ScannedRecords(BatchBytes, _pageSizeBytes);
         Task<bool>? filling = null;
         bool abandoned = false;
+        bool copiedAll = false;
         try
         {
             long copied = 0;
@@ -104,6 +117,7 @@ internal sealed class LiveRecordCopier
                 filling = Task.Run(() => batch.FillFrom(scan));
                 if (!await filling.WaitAsync(_fault.Token).ConfigureAwait(false))
                 {
+                    copiedAll = true;
                     return copied;
                 }
 
@@ -126,7 +140,7 @@ internal sealed class LiveRecordCopier
         {
             if (!abandoned && filling?.IsCompleted != false)
             {
-                scan.Dispose();
+                KeepForTheNextSlice(scan, completed: copiedAll);
                 _spareBatch = batch;
                 foreach (StoreSession session in sessions)
                 {
@@ -134,6 +148,27 @@ internal sealed class LiveRecordCopier
                 }
             }
         }
+    }
+
+    /// <summary>Closes the scan a pass left open (one stopped before its last slice).</summary>
+    public void Dispose() => Interlocked.Exchange(ref _scan, null)?.Dispose();
+
+    /// <summary>
+    /// Keeps the slice's scan for the pass's next slice when the slice was copied whole; closes it when a copy failed, as
+    /// the next call would not continue it.
+    /// </summary>
+    private void KeepForTheNextSlice(SliceScan scan, bool completed)
+    {
+        if (completed)
+        {
+            scan.EndSlice();
+        }
+        else
+        {
+            scan.Close();
+        }
+
+        Interlocked.Exchange(ref _scan, scan)?.Dispose();
     }
 
     /// <summary>Copies the records of <paramref name="batch"/> that are still live, each worker taking the next one; returns the bytes appended.</summary>

@@ -41,14 +41,14 @@ internal sealed class ScannedRecords
     }
 
     /// <summary>
-    /// Replaces the batch with the next records of <paramref name="scan"/>, skipping tombstones (a compaction drops them),
-    /// until it holds its fill of bytes or the scan ends. Returns false when the scan had nothing left.
+    /// Replaces the batch with the next records of <paramref name="scan"/>'s slice, skipping tombstones (a compaction drops
+    /// them), until it holds its fill of bytes or the slice ends. Returns false when the slice had nothing left.
     /// </summary>
-    public bool FillFrom(IFasterScanIterator<SpanByte, SpanByte> scan)
+    public bool FillFrom(SliceScan scan)
     {
         _entries.Clear();
         _used = 0;
-        while (_used < _fillBytes && scan.GetNext(out RecordInfo info))
+        while (_used < _fillBytes && scan.TryNext(out RecordInfo info))
         {
             if (info.Tombstone)
             {

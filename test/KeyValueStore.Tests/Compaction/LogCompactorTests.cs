@@ -512,7 +512,7 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 if (Interlocked.Increment(ref slices) == 1)
                 {
@@ -522,7 +522,7 @@ public class LogCompactorTests
                     closedDuringTheFirstSlice = await PushTheLogOverTheBoundAsync(store, policy);
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             });
 
         await compactor.CompactNowAsync();
@@ -587,10 +587,10 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(logBytes),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 workersAsked.Enqueue(copyWorkers);
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             });
 
         await compactor.RunScheduledStepAsync();
@@ -620,11 +620,11 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 Interlocked.Increment(ref slices);
                 cancellation.Cancel();
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             });
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => compactor.CompactNowAsync(cancellation.Token));
@@ -655,9 +655,9 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            (fromAddress, untilAddress, writersHeld, copyWorkers) => fail
+            (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) => fail
                 ? throw (nullReference ? new NullReferenceException("in TryCopyToTail") : new FASTER.core.FasterException("Entry does not fit on page"))
-                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers));
+                : store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress));
 
         var error = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.CompactNowAsync());
 
@@ -690,14 +690,14 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(1L << 40),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 if (fromAddress > firstBegin)
                 {
                     segmentsLeftBelowTheSlice.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             });
 
         await compactor.CompactNowAsync();
@@ -729,7 +729,7 @@ public class LogCompactorTests
             store,
             new CompactionThresholdPolicy(minimumThresholdBytes: 8 << 20),
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 // By the third slice the first one's segments have been released (the threshold's quarter is under a slice).
                 if (previousFrom > firstBegin)
@@ -738,7 +738,7 @@ public class LogCompactorTests
                 }
 
                 previousFrom = fromAddress;
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             },
             store.Journal);
 
@@ -810,7 +810,7 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 // Only after a slice that held the writers: elsewhere segments may rightly wait, and the count waits for them.
                 if (fromAddress > firstBegin && previousHeld)
@@ -818,7 +818,7 @@ public class LogCompactorTests
                     segmentsLeftBelowSlicesAfterAHeldOne.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                long copied = await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                long copied = await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
                 previousHeld = store.Writes.IsClosed;
                 return copied;
             },
@@ -861,9 +861,9 @@ public class LogCompactorTests
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
-                long copied = await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                long copied = await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
                 slicesEnded.Add(untilAddress);
                 return copied;
             },
@@ -1122,7 +1122,7 @@ public class LogCompactorTests
             store,
             policyForLogBytes(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress),
             logger,
-            async (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            async (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 if (write is null)
                 {
@@ -1135,7 +1135,7 @@ public class LogCompactorTests
                 }
 
                 slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             });
 
         CompactionResult result = await compactor.CompactNowAsync();
@@ -1166,14 +1166,14 @@ public class LogCompactorTests
         int compactions = 0;
         await using var compactor = new LogCompactor(
             store.FasterKV,
-            (fromAddress, untilAddress, writersHeld, copyWorkers) =>
+            (fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress) =>
             {
                 if (Interlocked.Increment(ref compactions) == 1)
                 {
                     throw new IOException("injected compaction failure");
                 }
 
-                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             },
             store.LiveBytes.EstimateAsync,
             new NoJournal(store.FasterKV),
