@@ -88,8 +88,18 @@ internal sealed partial class FasterRecordStore
     /// back-pressure holds every writer out, by FASTER's own lookup compaction, which copies about three times faster
     /// (docs/benchmarks.md) but races writers on the hash entry (<see cref="KeyStripeLocks"/>), so it runs only then.
     /// </summary>
-    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers, long passUntilAddress = 0) =>
-        writersHeld ? CompactWithWritersHeldAsync(untilAddress) : _copier.CopyAsync(fromAddress, untilAddress, copyWorkers, passUntilAddress);
+    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers, long passUntilAddress = 0)
+    {
+        if (!writersHeld)
+        {
+            return _copier.CopyAsync(fromAddress, untilAddress, copyWorkers, passUntilAddress);
+        }
+
+        // FASTER's compaction moves the begin address, and may delete segment files, past where the copier's scan stopped
+        // (and its next page's load was issued): that scan closes first, waiting for its loads.
+        _copier.CloseScan();
+        return CompactWithWritersHeldAsync(untilAddress);
+    }
 
     /// <summary>Gets how many scans of the log compaction's copies have opened (<see cref="SliceScan"/>); for tests.</summary>
     internal int CompactionScansOpened => _copier.ScansOpened;

@@ -105,6 +105,7 @@ internal sealed class LiveRecordCopier : IDisposable
         {
             Interlocked.Increment(ref _scansOpened);
         }
+
         ScannedRecords batch = Interlocked.Exchange(ref _spareBatch, null) ?? new ScannedRecords(BatchBytes, _pageSizeBytes);
         Task<bool>? filling = null;
         bool abandoned = false;
@@ -150,8 +151,14 @@ internal sealed class LiveRecordCopier : IDisposable
         }
     }
 
-    /// <summary>Closes the scan a pass left open (one stopped before its last slice).</summary>
-    public void Dispose() => Interlocked.Exchange(ref _scan, null)?.Dispose();
+    /// <summary>
+    /// Closes the scan a pass left open: before the log's records are copied another way (which moves the begin address
+    /// past where it stopped), and at the store's close.
+    /// </summary>
+    public void CloseScan() => Interlocked.Exchange(ref _scan, null)?.Dispose();
+
+    /// <summary>Closes the scan a pass left open.</summary>
+    public void Dispose() => CloseScan();
 
     /// <summary>
     /// Keeps the slice's scan for the pass's next slice when the slice was copied whole; closes it when a copy failed, as

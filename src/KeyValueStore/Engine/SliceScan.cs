@@ -10,16 +10,18 @@ namespace KeyValueStore.Engine;
 /// </summary>
 /// <remarks>
 /// Why: a FASTER scan iterator allocates its page frames (two pinned pages) when it is opened. Opened for every slice
-/// (two pages by default), a pass allocated about as many pinned bytes as it scanned; those large allocations set off
-/// a full garbage collection every few slices, and the collections' pauses, about 5 ms each on the 2-core VM, were
-/// what writers beside a pass waited for (docs/benchmarks.md, "A paced load").
+/// (two pages by default), a pass allocated about as many pinned bytes as it scanned, and those large allocations set
+/// off a full garbage collection every few slices: 181 against 46 in 45 s of unpaced YCSB-A on the 2-core VM, a fifth
+/// of all bytes allocated (docs/benchmarks.md, "A paced load").
 /// <para>
 /// A slice ends on a page boundary, but FASTER's iterator may step past it (when the rest of the page is empty it moves
 /// to the next page's first record). Such a record belongs to the next slice: it is held, unread, as the iterator's
 /// current record, and handed out first when the next slice starts. The iterator keeps the current record readable until
 /// its next step. Between slices the pass moves the log's begin address to the slice's end, never past a record held.
 /// </para>
+/// <para>
 /// Not thread-safe: one slice at a time, which the copier guarantees by taking this scan for the length of a slice.
+/// </para>
 /// </remarks>
 internal sealed class SliceScan : IDisposable
 {
