@@ -197,7 +197,7 @@ internal sealed class LoadTestRunner
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancel, timer.Token);
         using var progressStop = new CancellationTokenSource();
         long start = _time.GetTimestamp();
-        Metronome? schedule = paced && _options.Rate is long rate ? Metronome.Start(_time, rate, stop.Token) : null;
+        Metronome? schedule = null;
         Func<TimeSpan, string?>? everySecond = compaction is null || compactionSamples is null
             ? null
             : elapsed =>
@@ -209,6 +209,7 @@ internal sealed class LoadTestRunner
         Task progress = _progress.RunAsync(phase, unit, () => workers.Sum(worker => worker.Completed), total, start, progressStop.Token, everySecond);
         try
         {
+            schedule = paced && _options.Rate is long rate ? Metronome.Start(_time, rate, stop.Token) : null;
             await Task.WhenAll(workers.Select(worker => Task.Run(async () =>
             {
                 try
@@ -224,7 +225,7 @@ internal sealed class LoadTestRunner
         }
         finally
         {
-            // Every worker has stopped, so the phase's token is cancelled (its length ran out, Ctrl+C, or a worker failed).
+            // Every worker has stopped; the token ends the schedule's thread also in a phase whose work simply ran out.
             await stop.CancelAsync().ConfigureAwait(false);
             schedule?.Dispose();
             await progressStop.CancelAsync().ConfigureAwait(false);

@@ -87,6 +87,7 @@ internal sealed partial class FasterRecordStore
     /// (<see cref="Compaction.CopyLiveRecords"/>): beside the writers (<see cref="LiveRecordCopier"/>), or, when
     /// back-pressure holds every writer out, by FASTER's own lookup compaction, which copies about three times faster
     /// (docs/benchmarks.md) but races writers on the hash entry (<see cref="KeyStripeLocks"/>), so it runs only then.
+    /// <c>passUntilAddress</c> is where the range's pass ends, or 0 when the range is a pass of its own.
     /// </summary>
     internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers, long passUntilAddress = 0)
     {

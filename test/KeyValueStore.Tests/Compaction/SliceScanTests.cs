@@ -21,10 +21,9 @@ public class SliceScanTests
     public async Task ThePassesSlices_ShareOneScan_AndEveryLiveRecordSurvivesTheCompaction()
     {
         using var temp = new TempDirectory();
-        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
-        await using FasterRecordStore store = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+        await using FasterRecordStore store = OpenLowMemory(temp.Path);
         await WriteEveryKeyAsync(store, rewriteEvery: 7);
-        long pageSize = 1L << options.PageSizeBits;
+        long pageSize = 1L << LowMemoryPageSizeBits;
         long begin = store.FasterKV.Log.BeginAddress;
         long until = store.FasterKV.Log.SafeReadOnlyAddress & ~(pageSize - 1);
         int slices = 0;
@@ -46,10 +45,9 @@ public class SliceScanTests
     public async Task ASliceThatDoesNotContinueTheScan_OpensItsOwn()
     {
         using var temp = new TempDirectory();
-        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
-        await using FasterRecordStore store = StoreOpener.Open(StoreSettingsValidator.Validate(options), NullLogger.Instance);
+        await using FasterRecordStore store = OpenLowMemory(temp.Path);
         await WriteEveryKeyAsync(store, rewriteEvery: 5);
-        long pageSize = 1L << options.PageSizeBits;
+        long pageSize = 1L << LowMemoryPageSizeBits;
         long begin = store.FasterKV.Log.BeginAddress;
         long first = (begin + pageSize) & ~(pageSize - 1);
         long until = store.FasterKV.Log.SafeReadOnlyAddress & ~(pageSize - 1);
@@ -62,6 +60,11 @@ public class SliceScanTests
         Assert.Equal(2, store.CompactionScansOpened);
         await AssertEveryKeyHasItsLatestValueAsync(store, rewriteEvery: 5);
     }
+
+    private static int LowMemoryPageSizeBits => StoreFactory.LowMemory(string.Empty).PageSizeBits;
+
+    private static FasterRecordStore OpenLowMemory(string directory) =>
+        StoreOpener.Open(StoreSettingsValidator.Validate(StoreFactory.LowMemory(directory)), NullLogger.Instance);
 
     private static async Task WriteEveryKeyAsync(FasterRecordStore store, int rewriteEvery)
     {
