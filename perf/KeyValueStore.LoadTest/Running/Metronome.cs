@@ -17,7 +17,8 @@ namespace KeyValueStore.LoadTest.Running;
 /// coarse ticks, 4 ms on the machine of docs/benchmarks.md (a 1-ms delay took 4.3 ms at the median, 7.6 ms at p99),
 /// which would issue the operations in bursts and report the timer as lag. Thread.Sleep sleeps on a precise timer.
 /// At most <see cref="MaxBacklog"/> start times wait unclaimed: a run far behind its rate does not fill memory, and
-/// its lag shows how far behind it is.
+/// its lag shows how far behind it is. The schedule's origin is read when <see cref="Start"/> is called, not when the
+/// thread first runs: on a busy machine a new thread can start late, and the start times due meanwhile must not be lost.
 /// </remarks>
 internal sealed class Metronome : IDisposable
 {
@@ -26,18 +27,23 @@ internal sealed class Metronome : IDisposable
 
     private readonly TimeProvider _time;
     private readonly double _ticksPerOperation;
+    private readonly long _origin;
     private readonly Channel<long> _due;
-    private readonly CancellationToken _stop;
+    private readonly CancellationTokenSource _stop;
     private readonly Thread _thread;
 
     private Metronome(TimeProvider time, long operationsPerSecond, CancellationToken stop)
     {
         _time = time;
         _ticksPerOperation = (double)time.TimestampFrequency / operationsPerSecond;
+        _origin = time.GetTimestamp();
         _due = Channel.CreateBounded<long>(new BoundedChannelOptions(MaxBacklog) { SingleWriter = true, FullMode = BoundedChannelFullMode.Wait });
-        _stop = stop;
-        _thread = new Thread(ReleaseDueStarts) { IsBackground = true, Name = "load-test metronome" };
+        _stop = CancellationTokenSource.CreateLinkedTokenSource(stop);
+        _thread = new Thread(ReleaseDueStarts) { IsBackground = true, Name = ThreadName };
     }
+
+    /// <summary>The name of the thread that releases the start times.</summary>
+    internal const string ThreadName = "load-test metronome";
 
     /// <summary>Starts a schedule of <paramref name="operationsPerSecond"/> from now, until <paramref name="stop"/>.</summary>
     public static Metronome Start(TimeProvider time, long operationsPerSecond, CancellationToken stop)
@@ -59,7 +65,7 @@ internal sealed class Metronome : IDisposable
     {
         try
         {
-            return LagOf(await _due.Reader.ReadAsync(_stop).ConfigureAwait(false));
+            return LagOf(await _due.Reader.ReadAsync(_stop.Token).ConfigureAwait(false));
         }
         catch (Exception e) when (e is OperationCanceledException or ChannelClosedException && _stop.IsCancellationRequested)
         {
@@ -71,12 +77,11 @@ internal sealed class Metronome : IDisposable
 
     private void ReleaseDueStarts()
     {
-        long origin = _time.GetTimestamp();
         long released = 0;
         while (!_stop.IsCancellationRequested)
         {
-            long due = (long)((_time.GetTimestamp() - origin) / _ticksPerOperation) + 1;
-            for (; released < due && _due.Writer.TryWrite(origin + (long)(released * _ticksPerOperation)); released++)
+            long due = (long)((_time.GetTimestamp() - _origin) / _ticksPerOperation) + 1;
+            for (; released < due && _due.Writer.TryWrite(_origin + (long)(released * _ticksPerOperation)); released++)
             {
             }
 
@@ -86,6 +91,14 @@ internal sealed class Metronome : IDisposable
         _due.Writer.TryComplete();
     }
 
-    /// <summary>Waits for the schedule's thread to end; call after the phase's token is cancelled.</summary>
-    public void Dispose() => _thread.Join();
+    /// <summary>
+    /// Stops the schedule, whether or not the phase's token was cancelled, and waits for its thread to end: a phase
+    /// (or a test) that fails before cancelling cannot leave Dispose waiting on a thread that never stops.
+    /// </summary>
+    public void Dispose()
+    {
+        _stop.Cancel();
+        _thread.Join();
+        _stop.Dispose();
+    }
 }
