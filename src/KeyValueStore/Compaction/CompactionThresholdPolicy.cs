@@ -34,6 +34,12 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>How many log bytes per estimated live byte start a pass.</summary>
     public const int TargetLogBytesPerLiveByte = 2;
 
+    /// <summary>
+    /// The live share from which a compacted part counts as almost all live: compacting it gives back too little to
+    /// size a pass by, or to hold writers for (<see cref="CompactionPass"/>).
+    /// </summary>
+    public const double AlmostAllLive = 0.9;
+
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
     private readonly SteadiedLiveEstimate _estimates = new();
@@ -88,7 +94,7 @@ internal sealed class CompactionThresholdPolicy
     public long PassBytes(long logBytes, long readOnlyBytes)
     {
         long excess = logBytes - (ThresholdBytes - (ThresholdBytes / 4));
-        if (CompactedLiveFraction is not double live || excess <= 0 || live >= 0.9)
+        if (CompactedLiveFraction is not double live || excess <= 0 || live >= AlmostAllLive)
         {
             return readOnlyBytes;
         }

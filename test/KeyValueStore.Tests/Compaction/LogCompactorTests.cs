@@ -452,28 +452,71 @@ public class LogCompactorTests
     public async Task APass_BelowTheBackPressureBound_HoldsNoWriter_WhileItCopies()
     {
         // A threshold far above the log: no back-pressure.
-        (List<bool> slicesWithTheWriteDone, CompactionStatistics statistics, RecordingLogger logger) = await RunAPassWithAWriteStartingAsync(
-            new CompactionThresholdPolicy(1L << 40), awaitTheWriteInTheFirstSlice: true);
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(_ => AfterAPassThatGaveRoomBack(1L << 40), awaitTheWriteInTheFirstSlice: true, writeEveryKeyTwice: true);
 
-        Assert.True(slicesWithTheWriteDone.Count >= 3, $"{slicesWithTheWriteDone.Count} slices");
-        Assert.True(slicesWithTheWriteDone.All(done => done), "a slice copied with the write not done: " + string.Join(",", slicesWithTheWriteDone));
-        Assert.Equal(TimeSpan.Zero, statistics.BackPressure);
-        Assert.DoesNotContain(BackPressureEvent, logger.EventIds);
-        Assert.Equal(1, statistics.Passes);
+        Assert.True(pass.Slices.Count >= 3, $"{pass.Slices.Count} slices");
+        Assert.True(pass.Slices.All(slice => slice.WriteDone && !slice.WritersHeld), "a slice copied with the write not done: " + pass);
+        Assert.Equal(TimeSpan.Zero, pass.Statistics.BackPressure);
+        Assert.DoesNotContain(BackPressureEvent, pass.Logger.EventIds);
+        Assert.Equal(1, pass.Statistics.Passes);
     }
 
-    /// <summary>Back-pressure: while the log is over the bound, a pass keeps writers out of every slice.</summary>
+    /// <summary>Back-pressure: while the log is over the bound, a pass keeps writers out of every slice that follows one giving room back.</summary>
     [Fact]
-    public async Task APass_WhileTheLogIsOverTheBackPressureBound_KeepsTheWriterOutOfEverySlice()
+    public async Task APass_WhileTheLogIsOverTheBackPressureBound_KeepsTheWriterOut_WhileItsSlicesGiveRoomBack()
     {
-        // A threshold of one byte: the log is always over the bound.
-        (List<bool> slicesWithTheWriteDone, CompactionStatistics statistics, RecordingLogger logger) = await RunAPassWithAWriteStartingAsync(
-            new CompactionThresholdPolicy(1), awaitTheWriteInTheFirstSlice: false);
+        // A threshold of one byte: the log is always over the bound. The first round of writes is all superseded, so
+        // every slice of it gives room back; the second is all live.
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(_ => AfterAPassThatGaveRoomBack(1), awaitTheWriteInTheFirstSlice: false, writeEveryKeyTwice: true);
 
-        Assert.True(slicesWithTheWriteDone.Count >= 3, $"{slicesWithTheWriteDone.Count} slices");
-        Assert.True(slicesWithTheWriteDone.All(done => !done), "the write got in during the pass: " + string.Join(",", slicesWithTheWriteDone));
-        Assert.True(statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
-        Assert.Contains(logger.Events, e => e.Id.Id == BackPressureEvent && e.Level == Microsoft.Extensions.Logging.LogLevel.Warning);
+        SliceSeen[] afterSlicesGivingRoomBack = pass.Slices.Where(slice => slice.FromAddress <= pass.FirstRoundEnd).ToArray();
+        Assert.True(afterSlicesGivingRoomBack.Length >= 3, pass.ToString());
+        Assert.True(afterSlicesGivingRoomBack.All(slice => slice.WritersHeld && !slice.WriteDone), "the write got in while the pass gave room back: " + pass);
+        Assert.True(pass.Statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
+        Assert.Contains(pass.Logger.Events, e => e.Id.Id == BackPressureEvent && e.Level == Microsoft.Extensions.Logging.LogLevel.Warning);
+    }
+
+    /// <summary>
+    /// Back-pressure holds no writer beside a part almost all live: copied whole to the tail, it leaves the log as long,
+    /// and writers held would wait for the rest of the pass and its live estimate (a bulk load of new keys was held for
+    /// two thirds of its time, up to 170 ms at a time). Here over the bound from the start, on a store's first pass.
+    /// </summary>
+    [Fact]
+    public async Task APass_OverTheBound_OfAPartAlmostAllLive_HoldsNoWriter_NorDoesItsLiveEstimate()
+    {
+        bool heldDuringTheEstimate = true;
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(
+            _ => new CompactionThresholdPolicy(1),
+            awaitTheWriteInTheFirstSlice: true,
+            writeEveryKeyTwice: false,
+            estimateWith: async store =>
+            {
+                heldDuringTheEstimate = store.Writes.IsClosed;
+                return await store.LiveBytes.EstimateAsync();
+            });
+
+        Assert.True(pass.Slices.Count >= 3, $"{pass.Slices.Count} slices");
+        Assert.True(pass.Slices.All(slice => !slice.WritersHeld), "a slice of live records held the writers: " + pass);
+        Assert.False(heldDuringTheEstimate, "the live estimate after the pass held the writers");
+        Assert.Equal(TimeSpan.Zero, pass.Statistics.BackPressure);
+    }
+
+    /// <summary>After a pass that found its part almost all live, the next pass holds no writer before a slice gives room back.</summary>
+    [Fact]
+    public async Task APass_AfterOneThatFoundItsPartAlmostAllLive_HoldsNoWriter_UntilASliceGivesRoomBack()
+    {
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(
+            _ =>
+            {
+                var policy = new CompactionThresholdPolicy(1);
+                policy.RecordPass(liveBytesEstimate: 0, logBytesLeft: 0, copiedBytes: 95, compactedBytes: 100);
+                return policy;
+            },
+            awaitTheWriteInTheFirstSlice: true,
+            writeEveryKeyTwice: true);
+
+        Assert.False(pass.Slices[0].WritersHeld, "the first slice held the writers: " + pass);
+        Assert.True(pass.Slices[1].WritersHeld, "the slice after one that gave room back did not hold the writers, over the bound: " + pass);
     }
 
     /// <summary>Back-pressure releases: once a slice brings the log back under the bound, the held writer gets in, before the pass ends.</summary>
@@ -481,15 +524,15 @@ public class LogCompactorTests
     public async Task BackPressure_ReleasesTheWriter_OnceASliceBringsTheLogUnderTheBound()
     {
         // Half of the log is superseded, so each slice shrinks it; the bound sits just under the log's size at the start.
-        (List<bool> slicesWithTheWriteDone, CompactionStatistics statistics, _) = await RunAPassWithAWriteStartingAsync(
-            logBytes => new CompactionThresholdPolicy((logBytes - (1L << 20)) * 2 / 3),
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(
+            logBytes => AfterAPassThatGaveRoomBack((logBytes - (1L << 20)) * 2 / 3),
             awaitTheWriteInTheFirstSlice: false,
             writeEveryKeyTwice: true);
 
-        Assert.True(slicesWithTheWriteDone.Count >= 3, $"{slicesWithTheWriteDone.Count} slices");
-        Assert.False(slicesWithTheWriteDone[0]);
-        Assert.True(slicesWithTheWriteDone[^1], "the write was held for the whole pass: " + string.Join(",", slicesWithTheWriteDone));
-        Assert.True(statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
+        Assert.True(pass.Slices.Count >= 3, $"{pass.Slices.Count} slices");
+        Assert.False(pass.Slices[0].WriteDone);
+        Assert.True(pass.Slices[^1].WriteDone, "the write was held for the whole pass: " + pass);
+        Assert.True(pass.Statistics.BackPressure > TimeSpan.Zero, "no back-pressure was counted");
     }
 
     /// <summary>
@@ -505,7 +548,7 @@ public class LogCompactorTests
         await WritePatternedKeysAsync(store, 20_000);
 
         long logAtStart = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
-        var policy = new CompactionThresholdPolicy(logAtStart);
+        CompactionThresholdPolicy policy = AfterAPassThatGaveRoomBack(logAtStart);
         bool closedDuringTheFirstSlice = false;
         int slices = 0;
         await using LogCompactor compactor = CompactorOnTheStoresBarrier(
@@ -543,6 +586,8 @@ public class LogCompactorTests
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        // Written twice: the pass gives room back, so that writers over the bound are held while the estimate runs.
+        await WritePatternedKeysAsync(store, 20_000);
         await WritePatternedKeysAsync(store, 20_000);
 
         long logAtStart = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
@@ -1085,17 +1130,25 @@ public class LogCompactorTests
         return true;
     }
 
-    private static Task<(List<bool> SlicesWithTheWriteDone, CompactionStatistics Statistics, RecordingLogger Logger)> RunAPassWithAWriteStartingAsync(
-        CompactionThresholdPolicy policy, bool awaitTheWriteInTheFirstSlice) =>
-        RunAPassWithAWriteStartingAsync(_ => policy, awaitTheWriteInTheFirstSlice, writeEveryKeyTwice: false);
+    /// <summary>
+    /// A policy that has seen a pass give room back (half of its part live), so that back-pressure may hold writers from
+    /// a pass's first slice; its threshold stays <paramref name="minimumThresholdBytes"/>.
+    /// </summary>
+    private static CompactionThresholdPolicy AfterAPassThatGaveRoomBack(long minimumThresholdBytes)
+    {
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes);
+        policy.RecordPass(liveBytesEstimate: 0, logBytesLeft: 0, copiedBytes: 1, compactedBytes: 2);
+        return policy;
+    }
 
     /// <summary>
-    /// Compacts 100,000 records (over three slices, through the store's own barrier, copier and journal) with a write of
-    /// a key being compacted starting during the first slice; returns, per slice, whether that write had completed
-    /// before the slice copied, and checks every value afterwards.
+    /// Compacts 100,000 records, written once or twice (over three slices or more, through the store's own barrier,
+    /// copier and journal) with a write of a key being compacted starting during the first slice; returns, per slice,
+    /// where it started, whether it copied with the writers held and whether that write had completed before it copied,
+    /// and checks every value afterwards.
     /// </summary>
-    private static async Task<(List<bool> SlicesWithTheWriteDone, CompactionStatistics Statistics, RecordingLogger Logger)> RunAPassWithAWriteStartingAsync(
-        Func<long, CompactionThresholdPolicy> policyForLogBytes, bool awaitTheWriteInTheFirstSlice, bool writeEveryKeyTwice)
+    private static async Task<PassSeen> RunAPassWithAWriteStartingAsync(
+        Func<long, CompactionThresholdPolicy> policyForLogBytes, bool awaitTheWriteInTheFirstSlice, bool writeEveryKeyTwice, Func<FasterRecordStore, Task<long>>? estimateWith = null)
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
@@ -1105,17 +1158,20 @@ public class LogCompactorTests
         // Lengths that put records across any slice's end.
         static byte[] ValueOf(int key) => PatternedValue(key, 60 + (key % 90));
 
+        long firstRoundEnd = 0;
         for (int round = 0; round < (writeEveryKeyTwice ? 2 : 1); round++)
         {
             for (int key = 0; key < Keys; key++)
             {
                 await store.UpsertAsync(Key(key), ValueOf(key));
             }
+
+            firstRoundEnd = round == 0 ? store.FasterKV.Log.TailAddress : firstRoundEnd;
         }
 
         Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 2 * CompactionPass.MinSliceBytes, "the log must span more than two slices");
         var logger = new RecordingLogger();
-        var slicesWithTheWriteDone = new List<bool>();
+        var slices = new List<SliceSeen>();
         Task? write = null;
         byte[] newValue = PatternedValue(-1, 100);
         await using LogCompactor compactor = CompactorOnTheStoresBarrier(
@@ -1134,9 +1190,10 @@ public class LogCompactorTests
                     }
                 }
 
-                slicesWithTheWriteDone.Add(write.IsCompletedSuccessfully);
+                slices.Add(new SliceSeen(fromAddress, writersHeld, write.IsCompletedSuccessfully));
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
-            });
+            },
+            estimate: estimateWith is null ? null : () => estimateWith(store));
 
         CompactionResult result = await compactor.CompactNowAsync();
 
@@ -1147,7 +1204,17 @@ public class LogCompactorTests
             Assert.Equal(key == WrittenKey ? newValue : ValueOf(key), await ReadBytesAsync(store, key));
         }
 
-        return (slicesWithTheWriteDone, compactor.Statistics, logger);
+        return new PassSeen(slices, firstRoundEnd, compactor.Statistics, logger);
+    }
+
+    /// <summary>One slice of a pass, as its copier saw it.</summary>
+    private sealed record SliceSeen(long FromAddress, bool WritersHeld, bool WriteDone);
+
+    /// <summary>What <see cref="RunAPassWithAWriteStartingAsync"/> saw: the slices, where the first round of writes ended, the statistics and the log.</summary>
+    private sealed record PassSeen(IReadOnlyList<SliceSeen> Slices, long FirstRoundEnd, CompactionStatistics Statistics, RecordingLogger Logger)
+    {
+        public override string ToString() =>
+            $"first round ends at {FirstRoundEnd}; slices (from, held, write done): " + string.Join("; ", Slices.Select(slice => $"{slice.FromAddress} {slice.WritersHeld} {slice.WriteDone}"));
     }
 
     [Fact]
