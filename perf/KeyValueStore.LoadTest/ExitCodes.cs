@@ -14,4 +14,7 @@ internal static class ExitCodes
 
     /// <summary>The backend failed during the run (an exception, printed to stderr).</summary>
     public const int RunFailed = 3;
+
+    /// <summary>The run allocated more per operation than --max-allocated-per-op allows (the message on stderr).</summary>
+    public const int AllocationOverLimit = 4;
 }

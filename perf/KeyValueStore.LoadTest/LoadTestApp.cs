@@ -106,7 +106,20 @@ internal static class LoadTestApp
             }
         }
 
-        return report.Verification.Mismatches > 0 ? ExitCodes.VerifyMismatches : ExitCodes.Ok;
+        if (report.Verification.Mismatches > 0)
+        {
+            return ExitCodes.VerifyMismatches;
+        }
+
+        if (options.MaxAllocatedBytesPerOperation is long limit && report.Run.AllocatedBytesPerOperation is double allocated && allocated > limit)
+        {
+            errors.WriteLine(
+                $"error: the run allocated {allocated:N0} B per operation, over --max-allocated-per-op {limit:N0}. Something on the {options.Backend.Name} backend's path allocates more than it did; " +
+                "find it with the allocation figures in docs/benchmarks.md, or raise the limit where the change is meant to cost that.");
+            return ExitCodes.AllocationOverLimit;
+        }
+
+        return ExitCodes.Ok;
     }
 
     /// <summary>Bad input: the message, then the usage, on stderr; nothing ran.</summary>

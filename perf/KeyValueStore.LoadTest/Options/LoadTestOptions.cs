@@ -72,6 +72,13 @@ internal sealed record LoadTestOptions
     /// </summary>
     public long? Rate { get; init; }
 
+    /// <summary>
+    /// Gets --max-allocated-per-op: the most bytes the whole process may allocate per operation in the run phase
+    /// before the run fails (<see cref="ExitCodes.AllocationOverLimit"/>); null for no limit. CI keeps allocation from
+    /// creeping back up with it (issue 19).
+    /// </summary>
+    public long? MaxAllocatedBytesPerOperation { get; init; }
+
     /// <summary>Gets --warmup: seconds of the workload run, unmeasured, between the load and the measured run; 0 for none.</summary>
     public int WarmupSeconds { get; init; }
 

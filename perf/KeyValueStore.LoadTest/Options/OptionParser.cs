@@ -21,7 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
-        "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction", "--rate",
+        "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction", "--rate", "--max-allocated-per-op",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -56,6 +56,7 @@ internal static class OptionParser
             Cold = given.ContainsKey("--cold"),
             WarmupSeconds = Get(given, "--warmup", options.WarmupSeconds, text => (int)Integer("--warmup", text, OptionRanges.MinWarmupSeconds, OptionRanges.MaxSeconds, OptionRanges.WarmupSeconds)),
             Rate = Get<long?>(given, "--rate", options.Rate, text => Integer("--rate", text, OptionRanges.MinRate, OptionRanges.MaxRate, OptionRanges.Rate)),
+            MaxAllocatedBytesPerOperation = Get<long?>(given, "--max-allocated-per-op", options.MaxAllocatedBytesPerOperation, text => Integer("--max-allocated-per-op", text, OptionRanges.MinMaxAllocated, OptionRanges.MaxMaxAllocated, OptionRanges.MaxAllocated)),
             Seed = Get(given, "--seed", options.Seed, text => Integer("--seed", text, long.MinValue, long.MaxValue, "a 64-bit integer")),
             BatchSize = Get(given, "--batch-size", options.BatchSize, text => (int)Integer("--batch-size", text, OptionRanges.MinBatchSize, OptionRanges.MaxBatchSize, OptionRanges.BatchSize)),
         };

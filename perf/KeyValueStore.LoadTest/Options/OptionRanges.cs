@@ -18,6 +18,8 @@ internal static class OptionRanges
     public const int MaxBatchSize = BatchTooLargeException.MaxWrites; // The most one atomic batch of the store may hold.
     public const long MinRate = 1;
     public const long MaxRate = 1_000_000_000;
+    public const long MinMaxAllocated = 0;
+    public const long MaxMaxAllocated = 1L << 30;
     public const int MinPort = 1;
     public const int MaxPort = 65_535;
 
@@ -30,4 +32,5 @@ internal static class OptionRanges
     public const string BatchSize = "1 to 65535";
     public const string Port = "1 to 65535";
     public const string Rate = "1 to 1000000000";
+    public const string MaxAllocated = "0 to 1073741824";
 }

@@ -49,16 +49,17 @@ internal static class Usage
         Option(text, "--endpoint ADDR", "the server the redis backend measures, host:port, e.g. 127.0.0.1:6379 (required by redis, refused by the rest); the run's keys go under a fresh prefix, deleted after the run");
         Option(text, "--json FILE", "also write the results as JSON to FILE");
         Option(text, "--verify", "check every read against a model of the expected contents; exit 1 on any mismatch");
+        Option(text, "--max-allocated-per-op N", OptionRanges.MaxAllocated + ": exit 4 if the run phase allocated more bytes per operation (the whole process) [no limit]");
         Option(text, "--cold", "drop the OS page cache between load and run, so reads of records on disk start from the device (Linux, root)");
         Option(text, "--seed N", string.Create(CultureInfo.InvariantCulture, $"64-bit seed of the workers' random choices [{LoadTestOptions.DefaultSeed}]"));
         Option(text, "--help", "print this text");
         text.AppendLine();
         text.AppendLine("SIZE is bytes, or a number with k, m, g or t (powers of 1024), e.g. 64m. Options take");
         text.AppendLine("'--name value' or '--name=value'.");
-        text.AppendLine("Exit codes: 0 done; 1 --verify found mismatches; 2 bad input; 3 the backend failed.");
+        text.AppendLine("Exit codes: 0 done; 1 --verify found mismatches; 2 bad input; 3 the backend failed; 4 over --max-allocated-per-op.");
         return text.ToString();
     }
 
     private static void Option(StringBuilder text, string name, string description) =>
-        text.Append("  ").Append(name.PadRight(20)).AppendLine(description.TrimEnd());
+        text.Append("  ").Append(name.PadRight(20)).Append(name.Length >= 20 ? " " : string.Empty).AppendLine(description.TrimEnd());
 }
