@@ -1,4 +1,5 @@
 using System;
+using System.Threading.Tasks;
 using KeyValueStore.LoadTest.Options;
 using KeyValueStore.LoadTest.Tests.Support;
 using KeyValueStore.Tests.Support;
@@ -32,7 +33,7 @@ public class AllocationLimitTests
     }
 
     [Fact]
-    public async System.Threading.Tasks.Task ARunOverItsLimit_ExitsWith4_SayingWhatItAllocated_AfterItsReport()
+    public async Task ARunOverItsLimit_ExitsWith4_SayingWhatItAllocated_AfterItsReport()
     {
         using var temp = new TempDirectory();
 
@@ -45,7 +46,7 @@ public class AllocationLimitTests
     }
 
     [Fact]
-    public async System.Threading.Tasks.Task ARunWithinItsLimit_ExitsWith0()
+    public async Task ARunWithinItsLimit_ExitsWith0()
     {
         using var temp = new TempDirectory();
 
