@@ -124,6 +124,26 @@ public class OptionParserTests
     }
 
     [Theory]
+    [InlineData("1", 1)]
+    [InlineData("50000", 50_000)]
+    [InlineData("1000000000", 1_000_000_000)]
+    public void Rate_IsOperationsPerSecond_AndUnpacedByDefault(string text, long expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--rate", text]).Rate);
+        Assert.Null(OptionParser.Parse([]).Rate);
+    }
+
+    [Theory]
+    [InlineData("0", 0)]
+    [InlineData("64", 64)]
+    [InlineData("1073741824", 1L << 30)]
+    public void MaxAllocatedPerOp_IsBytesPerOperation_AndNoLimitByDefault(string text, long expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--max-allocated-per-op", text]).MaxAllocatedBytesPerOperation);
+        Assert.Null(OptionParser.Parse([]).MaxAllocatedBytesPerOperation);
+    }
+
+    [Theory]
     [InlineData("typed-commit")]
     [InlineData("faster-commit")]
     public void WalDir_IsTaken_ByTheCommitModeBackends(string backend)
@@ -192,6 +212,15 @@ public class OptionParserTests
         { ["--batch-size", "ten"], ["--batch-size", "1 to 65535", "'ten'"] },
         { ["--batch-size", "100", "--workload", "C"], ["--batch-size 100", "workload C", "issues none", "--batch-size 1"] },
         { ["--batch-size", "2", "--workload", "F"], ["--batch-size 2", "workload F", "read-modify-writes stay single"] },
+        { ["--rate", "0"], ["--rate", "1 to 1000000000", "'0'"] },
+        { ["--rate", "-5"], ["--rate", "1 to 1000000000", "'-5'"] },
+        { ["--rate", "1000000001"], ["--rate", "1 to 1000000000", "'1000000001'"] },
+        { ["--rate", "2.5"], ["--rate", "1 to 1000000000", "'2.5'"] },
+        { ["--rate", "fast"], ["--rate", "1 to 1000000000", "'fast'"] },
+        { ["--max-allocated-per-op", "-1"], ["--max-allocated-per-op", "0 to 1073741824", "'-1'"] },
+        { ["--max-allocated-per-op", "1073741825"], ["--max-allocated-per-op", "0 to 1073741824", "'1073741825'"] },
+        { ["--max-allocated-per-op", "1.5"], ["--max-allocated-per-op", "0 to 1073741824", "'1.5'"] },
+        { ["--max-allocated-per-op", "lots"], ["--max-allocated-per-op", "0 to 1073741824", "'lots'"] },
         { ["--compaction", "sometimes"], ["--compaction must be on or off", "'sometimes'"] },
         { ["--disk-budget", "lots"], ["--disk-budget must be a size", "'lots'"] },
         { ["--mutable-fraction", "1.5"], ["--mutable-fraction must be a fraction from 0 to 1", "'1.5'"] },

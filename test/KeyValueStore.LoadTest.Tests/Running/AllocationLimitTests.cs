@@ -1,37 +1,14 @@
 using System;
 using System.Threading.Tasks;
-using KeyValueStore.LoadTest.Options;
 using KeyValueStore.LoadTest.Tests.Support;
 using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Running;
 
-/// <summary>--max-allocated-per-op: a run that allocates more per operation than allowed fails, saying how much; CI keeps allocation from creeping back with it.</summary>
+/// <summary>--max-allocated-per-op: a run that allocates more per operation than allowed fails, saying how much; CI keeps allocation from creeping back with it (its parsing: <c>OptionParserTests</c>).</summary>
 [Collection(RunsCollection.Name)]
 public class AllocationLimitTests
 {
-    [Theory]
-    [InlineData("0", 0)]
-    [InlineData("64", 64)]
-    [InlineData("1073741824", 1L << 30)]
-    public void TheLimit_IsBytesPerOperation_AndNoneByDefault(string text, long expected)
-    {
-        Assert.Equal(expected, OptionParser.Parse(["--max-allocated-per-op", text]).MaxAllocatedBytesPerOperation);
-        Assert.Null(OptionParser.Parse([]).MaxAllocatedBytesPerOperation);
-    }
-
-    [Theory]
-    [InlineData("-1")]
-    [InlineData("1073741825")]
-    [InlineData("1.5")]
-    [InlineData("lots")]
-    public void ALimitOutOfRange_IsRefused_SayingTheRange(string text)
-    {
-        var refused = Assert.Throws<InvalidOptionException>(() => OptionParser.Parse(["--max-allocated-per-op", text]));
-        Assert.Contains("--max-allocated-per-op", refused.Message, StringComparison.Ordinal);
-        Assert.Contains(OptionRanges.MaxAllocated, refused.Message, StringComparison.Ordinal);
-    }
-
     [Fact]
     public async Task ARunOverItsLimit_ExitsWith4_SayingWhatItAllocated_AfterItsReport()
     {

@@ -2,39 +2,15 @@ using System;
 using System.IO;
 using System.Text.Json;
 using System.Threading.Tasks;
-using KeyValueStore.LoadTest.Options;
 using KeyValueStore.LoadTest.Tests.Support;
 using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.LoadTest.Tests.Running;
 
-/// <summary>--rate: the workers issue no faster than the schedule, and the report says the rate and how late they issued.</summary>
+/// <summary>--rate: the workers issue no faster than the schedule, and the report says the rate and how late they issued (its parsing: <c>OptionParserTests</c>).</summary>
 [Collection(RunsCollection.Name)]
 public class PacedRunTests
 {
-    [Theory]
-    [InlineData("1", 1)]
-    [InlineData("50000", 50_000)]
-    [InlineData("1000000000", 1_000_000_000)]
-    public void Rate_IsOperationsPerSecond_AndUnpacedByDefault(string text, long expected)
-    {
-        Assert.Equal(expected, OptionParser.Parse(["--rate", text]).Rate);
-        Assert.Null(OptionParser.Parse([]).Rate);
-    }
-
-    [Theory]
-    [InlineData("0")]
-    [InlineData("-5")]
-    [InlineData("1000000001")]
-    [InlineData("2.5")]
-    [InlineData("fast")]
-    public void Rate_OutOfRange_IsRefused_SayingTheRange(string text)
-    {
-        var refused = Assert.Throws<InvalidOptionException>(() => OptionParser.Parse(["--rate", text]));
-        Assert.Contains("--rate", refused.Message, StringComparison.Ordinal);
-        Assert.Contains(OptionRanges.Rate, refused.Message, StringComparison.Ordinal);
-    }
-
     [Fact]
     public async Task APacedRun_IssuesNoFasterThanItsRate_AndReportsItsLag()
     {
