@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
@@ -113,9 +114,10 @@ internal static class LoadTestApp
 
         if (options.MaxAllocatedBytesPerOperation is long limit && report.Run.AllocatedBytesPerOperation is double allocated && allocated > limit)
         {
-            errors.WriteLine(
-                $"error: the run allocated {allocated:N0} B per operation, over --max-allocated-per-op {limit:N0}. Something on the {options.Backend.Name} backend's path allocates more than it did; " +
-                "find it with the allocation figures in docs/benchmarks.md, or raise the limit where the change is meant to cost that.");
+            // Invariant, as the report's figures are: the message quotes the same number the report's allocated line gives.
+            errors.WriteLine(string.Create(
+                CultureInfo.InvariantCulture,
+                $"error: the run allocated {allocated:N0} B per operation, over --max-allocated-per-op {limit:N0}. Something on the {options.Backend.Name} backend's path allocates more than it did; find it with the allocation figures in docs/benchmarks.md, or raise the limit where the change is meant to cost that."));
             return ExitCodes.AllocationOverLimit;
         }
 
