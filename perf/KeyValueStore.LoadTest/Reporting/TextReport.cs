@@ -143,7 +143,7 @@ internal static class TextReport
             Line(text, "compaction", $"{compaction.End.Describe()}");
             if (compaction.End.LiveBytesEstimate is long live)
             {
-                Line(text, string.Empty, $"live bytes estimated by the last pass: {ByteSize.Human(live)}; peak disk/live in any second of the run: {compaction.PeakDiskPerLive:0.00}x");
+                Line(text, string.Empty, $"live bytes as last estimated: {ByteSize.Human(live)}; peak disk/live in any second of the run: {compaction.PeakDiskPerLive:0.00}x");
             }
             else
             {

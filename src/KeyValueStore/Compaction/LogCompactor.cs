@@ -14,7 +14,8 @@ namespace KeyValueStore.Compaction;
 /// Compacts the log and gives the disk space back: when the log reaches the <see cref="CompactionThresholdPolicy"/>'s
 /// threshold (checked on a timer, and woken early by a write that finds the log there), and on demand. One pass runs
 /// at a time, over the oldest part of the log the policy asks for (all of the read-only region on demand), in slices
-/// (<see cref="CompactionPass"/>).
+/// (<see cref="CompactionPass"/>). A scheduled pass that would compact with the garbage unmeasured first takes a fresh
+/// estimate of the live bytes, which may show it is not needed (<see cref="ThresholdRaisedAboveAsync"/>).
 /// </summary>
 /// <remarks>
 /// A pass copies the live records of the old part of the log to the tail and shifts the begin address, but deletes no
@@ -154,7 +155,8 @@ internal sealed partial class LogCompactor : IAsyncDisposable
             for (int pass = 0; pass < MaxPassesPerStep; pass++)
             {
                 long logBytes = LogBytes;
-                if (!(passForRoom && pass == 0) && !_policy.ShouldCompact(logBytes))
+                bool forRoom = passForRoom && pass == 0;
+                if (!forRoom && (!_policy.ShouldCompact(logBytes) || await ThresholdRaisedAboveAsync(logBytes).ConfigureAwait(false)))
                 {
                     if (pass == 0)
                     {
@@ -290,6 +292,49 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Before a scheduled pass that would compact with the log's garbage unmeasured (<see cref="CompactionThresholdPolicy.GarbageUnmeasured"/>):
+    /// estimates the live bytes now and lets the policy raise its threshold; returns whether that put it above a log of
+    /// <paramref name="logBytes"/>, so that no pass is needed.
+    /// </summary>
+    /// <remarks>
+    /// Such a pass would copy the whole read-only region, and with data that is all live (a load of new keys, a store
+    /// just reopened) it copies every record to give nothing back. An estimate samples about a thousand records. A pass
+    /// a writer waits on for room under a budget does not wait for one: it must find out what a whole pass gives back.
+    /// </remarks>
+    private async Task<bool> ThresholdRaisedAboveAsync(long logBytes)
+    {
+        if (!_policy.GarbageUnmeasured)
+        {
+            return false;
+        }
+
+        long liveBytes;
+        try
+        {
+            liveBytes = await _estimateLiveBytes().ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
+        {
+            throw Failure(e);
+        }
+
+        long oldThreshold = _policy.ThresholdBytes;
+        if (_policy.RecordEstimate(liveBytes) is long threshold && _policy.LiveBytesEstimate is long followed)
+        {
+            StoreEvents.CompactionThresholdChanged(_logger, oldThreshold, threshold, followed);
+        }
+
+        return !_policy.ShouldCompact(logBytes);
+    }
+
+    /// <summary>
+    /// What a compaction that failed on something the engine threw (FASTER's own exceptions, an unexpected read result)
+    /// reaches its caller as: after a disk failure the store's fault says what happened; otherwise the compaction failed,
+    /// and as a pass moves the begin address only past the slices it finished, nothing is lost.
+    /// </summary>
+    private KeyValueStoreException Failure(Exception e) => _fault.IsFaulted ? _fault.ToException() : new CompactionFailedException(e);
+
     /// <summary>Runs one pass up to <paramref name="requestedUntilAddress"/> through the journal, and lets the policy learn from it.</summary>
     private async Task<CompactionResult> CompactUntilAsync(long requestedUntilAddress, bool allCopyWorkers, CancellationToken cancellationToken)
     {
@@ -311,10 +356,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         }
         catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
         {
-            // Whatever the engine throws inside a pass stops here (FASTER's own exceptions, an unexpected read result):
-            // after a disk failure the store's fault says what happened; otherwise the pass failed, and as it moves the
-            // begin address only past the slices it finished, nothing is lost.
-            throw _fault.IsFaulted ? _fault.ToException() : new CompactionFailedException(e);
+            throw Failure(e);
         }
     }
 

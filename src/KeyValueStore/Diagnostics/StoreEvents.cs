@@ -31,7 +31,7 @@ internal static partial class StoreEvents
     public static partial void Compacted(ILogger logger, long logBytesBefore, long logBytesAfter, long diskBytesFreed, TimeSpan duration);
 
     [LoggerMessage(EventId = 12, Level = LogLevel.Information,
-        Message = "Compaction threshold changed from {OldThresholdBytes} to {NewThresholdBytes} bytes of log: the live bytes, estimated over the last passes, are {LiveBytesEstimate}.")]
+        Message = "Compaction threshold changed from {OldThresholdBytes} to {NewThresholdBytes} bytes of log: the live bytes, steadied over the latest estimates, are {LiveBytesEstimate}.")]
     public static partial void CompactionThresholdChanged(ILogger logger, long oldThresholdBytes, long newThresholdBytes, long liveBytesEstimate);
 
     [LoggerMessage(EventId = 13, Level = LogLevel.Warning,

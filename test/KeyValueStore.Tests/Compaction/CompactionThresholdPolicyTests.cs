@@ -147,6 +147,54 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void TheGarbage_IsUnmeasured_BeforeAPass_AndAfterOneThatFoundItsPartAlmostAllLive_ButNotAfterOneThatGaveRoomBack()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        Assert.True(policy.GarbageUnmeasured);
+
+        policy.RecordPass(liveBytesEstimate: 1_000, logBytesLeft: 1_000, copiedBytes: 900, compactedBytes: 1_000);
+        Assert.True(policy.GarbageUnmeasured);
+
+        policy.RecordPass(liveBytesEstimate: 1_000, logBytesLeft: 1_000, copiedBytes: 899, compactedBytes: 1_000);
+        Assert.False(policy.GarbageUnmeasured);
+    }
+
+    [Fact]
+    public void AnEstimateBeforeAPass_RaisesTheThresholdToTwiceTheLiveBytes_AndLeavesTheGarbageUnmeasured()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+
+        Assert.Equal(3_000, policy.RecordEstimate(1_500));
+
+        Assert.Equal(3_000, policy.ThresholdBytes);
+        Assert.Equal(1_500, policy.LiveBytesEstimate);
+        Assert.Null(policy.CompactedLiveFraction);
+        Assert.True(policy.GarbageUnmeasured);
+    }
+
+    [Fact]
+    public void AnEstimateBeforeAPass_NeverLowersTheThreshold_WhichThePassThenSets()
+    {
+        var policy = new CompactionThresholdPolicy(100);
+        policy.RecordPass(liveBytesEstimate: 1_000, logBytesLeft: 1_000, copiedBytes: 950, compactedBytes: 1_000);
+
+        Assert.Null(policy.RecordEstimate(200));
+
+        Assert.Equal(2_000, policy.ThresholdBytes);
+    }
+
+    [Fact]
+    public void UnderABudget_AnEstimateBeforeAPass_RaisesTheThresholdToTwoThirdsOfTheBudgetAtMost()
+    {
+        var policy = new CompactionThresholdPolicy(100, new LogDiskBudget(3_000));
+
+        Assert.Equal(2_000, policy.RecordEstimate(5_000));
+
+        Assert.Equal(2_000, policy.ThresholdBytes);
+        Assert.Equal(2_500, policy.BackPressureBytes);
+    }
+
+    [Fact]
     public void Threshold_SaturatesInsteadOfOverflowing()
     {
         var policy = new CompactionThresholdPolicy(100);
