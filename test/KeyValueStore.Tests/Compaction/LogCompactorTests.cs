@@ -305,10 +305,8 @@ public class LogCompactorTests
     public async Task ScheduledSteps_SkipWhenSmall_CompactWhenLarge_AndSetTheThresholdFromTheLiveData()
     {
         using var temp = new TempDirectory();
-        var options = StoreFactory.LowMemory(temp.Path);
-        options.InitialLogCompactionThresholdBytes = 64 << 10;
         var logger = new RecordingLogger();
-        await using var store = StoreFactory.Open(options, logger);
+        await using var store = StoreFactory.Open(LowMemoryWithA64KilobyteThreshold(temp.Path), logger);
         const int Keys = 5_000;
         long liveBytes = Keys * PinnedRecord.SizeInLog(sizeof(int), 100);
 
@@ -347,10 +345,8 @@ public class LogCompactorTests
     public async Task AScheduledStep_OverALogOfNewKeysAllLive_CopiesNothing_AndRaisesTheThresholdAboveIt()
     {
         using var temp = new TempDirectory();
-        var options = StoreFactory.LowMemory(temp.Path);
-        options.InitialLogCompactionThresholdBytes = 64 << 10;
         var logger = new RecordingLogger();
-        await using var store = StoreFactory.Open(options, logger);
+        await using var store = StoreFactory.Open(LowMemoryWithA64KilobyteThreshold(temp.Path), logger);
         const int Keys = 5_000;
         await WritePatternedKeysAsync(store, Keys);
         long begin = store.FasterKV.Log.BeginAddress;
@@ -373,8 +369,7 @@ public class LogCompactorTests
     public async Task AfterALoadFoundAllLive_OverwritesOfAFewKeys_AreStillCompacted()
     {
         using var temp = new TempDirectory();
-        var options = StoreFactory.LowMemory(temp.Path);
-        options.InitialLogCompactionThresholdBytes = 64 << 10;
+        var options = LowMemoryWithA64KilobyteThreshold(temp.Path);
         await using var store = StoreFactory.Open(options);
         const int Keys = 5_000;
         const int HotKeys = 100;
@@ -470,8 +465,7 @@ public class LogCompactorTests
     public async Task LiveBytesEstimate_AfterAPassEndingInDeadRecords_MeasuresTheLiveLogItLeft()
     {
         using var temp = new TempDirectory();
-        var options = StoreFactory.LowMemory(temp.Path);
-        options.InitialLogCompactionThresholdBytes = 64 << 10;
+        var options = LowMemoryWithA64KilobyteThreshold(temp.Path);
         await using var store = StoreFactory.Open(options);
         const int Keys = 2_000;
         long liveBytes = Keys * PinnedRecord.SizeInLog(sizeof(int), 100);
@@ -1112,6 +1106,14 @@ public class LogCompactorTests
         Assert.True(writersHeldAtReleasesUnderTheBound.Count >= 3, $"the pass checkpointed {writersHeldAtReleasesUnderTheBound.Count} times under the bound; it must do so on the way too");
         Assert.All(writersHeldAtReleasesUnderTheBound, Assert.False);
         await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
+    /// <summary>The low-memory store's options with scheduled compaction from 64 KB of log: a few thousand small records pass it.</summary>
+    private static MixedStorageKVStoreOptions LowMemoryWithA64KilobyteThreshold(string directory)
+    {
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(directory);
+        options.InitialLogCompactionThresholdBytes = 64 << 10;
+        return options;
     }
 
     /// <summary>
