@@ -19,25 +19,35 @@ internal static partial class NonBlockingFileRead
     public static bool MayBeSupported { get; } = OperatingSystem.IsLinux() && Environment.Is64BitProcess;
 
     /// <summary>Reads <paramref name="length"/> bytes at <paramref name="offset"/> of the file <paramref name="descriptor"/> into <paramref name="destination"/>, if the page cache holds all of them.</summary>
-    public static unsafe NonBlockingReadResult TryRead(nint descriptor, IntPtr destination, uint length, long offset)
+    public static NonBlockingReadResult TryRead(nint descriptor, IntPtr destination, uint length, long offset) =>
+        TryReadAtLeast(descriptor, destination, length, length, offset, out _);
+
+    /// <summary>
+    /// Reads up to <paramref name="length"/> bytes at <paramref name="offset"/> of the file <paramref name="descriptor"/>
+    /// into <paramref name="destination"/>, as many as the page cache holds from there on; <see cref="NonBlockingReadResult.Read"/>
+    /// when those were at least <paramref name="minimum"/>, with <paramref name="read"/> saying how many.
+    /// </summary>
+    public static unsafe NonBlockingReadResult TryReadAtLeast(nint descriptor, IntPtr destination, uint length, uint minimum, long offset, out uint read)
     {
         var vector = new IoVector { Base = destination, Length = length };
-        nint read;
+        nint result;
+        read = 0;
         try
         {
-            read = PreadV2((int)descriptor, &vector, 1, offset, ReadWithoutWaiting);
+            result = PreadV2((int)descriptor, &vector, 1, offset, ReadWithoutWaiting);
         }
         catch (EntryPointNotFoundException)
         {
             return NonBlockingReadResult.Unsupported;
         }
 
-        if (read == length)
+        if (result >= minimum)
         {
+            read = (uint)result;
             return NonBlockingReadResult.Read;
         }
 
-        if (read >= 0)
+        if (result >= 0)
         {
             return NonBlockingReadResult.NotCached; // Part of it cached, or the file ends first: the device's own read decides.
         }

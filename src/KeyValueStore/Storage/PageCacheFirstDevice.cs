@@ -31,8 +31,14 @@ namespace KeyValueStore.Storage;
 /// (a page is read only once it is below the log's head, after its last flush), so the cache holds what the device
 /// holds.
 /// </para>
+/// <para>
+/// FASTER reads a record longer than a sector twice, the second time from inside the first read's completion
+/// (<see cref="RecordReadAhead"/>). Once such a second read has been seen, every record's read takes as many bytes past
+/// its request as the longest second read needed (up to <see cref="RecordReadAhead.Capacity"/> in all), and the
+/// second read is copied from them. Stores of small records never see a second read, and read no more than asked.
+/// </para>
 /// </remarks>
-internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inner)
+internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inner)
 {
     /// <summary>The largest read answered at once: a record's read; a scan reads whole pages.</summary>
     public const uint LargestReadNow = 64 * 1024;
@@ -41,10 +47,18 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
     private int _unsupported = NonBlockingFileRead.MayBeSupported ? 0 : 1;
     private int _lowestSegmentKept;
     private long _readsAnsweredNow;
+    private long _readsAnsweredAhead;
     private long _readsPassedOn;
+    private int _readAheadBytes;
 
     /// <summary>Gets how many reads the page cache answered at once.</summary>
     public long ReadsAnsweredNow => Interlocked.Read(ref _readsAnsweredNow);
+
+    /// <summary>Gets how many reads were copied from bytes an earlier read of the same record took past its request (<see cref="RecordReadAhead"/>).</summary>
+    public long ReadsAnsweredAhead => Interlocked.Read(ref _readsAnsweredAhead);
+
+    /// <summary>Gets how many bytes past its request a record's read takes now: the most a second read of a record needed, 0 before one was seen.</summary>
+    public int ReadAheadBytes => Volatile.Read(ref _readAheadBytes);
 
     /// <summary>Gets how many reads went to the device under this one: not cached, too large, or the call not offered here.</summary>
     public long ReadsPassedOn => Interlocked.Read(ref _readsPassedOn);
@@ -110,21 +124,71 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         Inner.Dispose();
     }
 
-    /// <summary>Reads from the page cache and completes the read at once; false, counted as passed on, when the device must read it.</summary>
+    /// <summary>
+    /// Answers the read from the bytes a read of the same record on this thread took ahead, or else from the page cache,
+    /// and completes it at once; false, counted as passed on, when the device must read it.
+    /// </summary>
     private bool AnsweredNow(int segment, long offset, IntPtr destination, uint length, DeviceIOCompletionCallback callback, object context)
     {
-        if (!TryReadNow(segment, offset, destination, length))
+        RecordReadAhead readAhead = RecordReadAhead.OfThisThread;
+        if (readAhead.TryCopy(this, segment, offset, destination, length))
+        {
+            Interlocked.Increment(ref _readsAnsweredAhead);
+            callback(0, length, context);
+            return true;
+        }
+
+        LearnFrom(readAhead.ShortfallOf(this, segment, offset, length), length);
+        uint ahead = ReadAheadFor(offset, length);
+        if (!TryReadNow(segment, offset, ahead > 0 ? readAhead.Buffer : destination, length, ahead, out uint read))
         {
             Interlocked.Increment(ref _readsPassedOn);
             return false;
         }
 
-        callback(0, length, context);
+        if (ahead > 0)
+        {
+            readAhead.Filled();
+            new ReadOnlySpan<byte>((void*)readAhead.Buffer, (int)length).CopyTo(new Span<byte>((void*)destination, (int)length));
+        }
+
+        using (readAhead.Hold(this, segment, offset, length, ahead > 0 ? read : 0))
+        {
+            callback(0, length, context);
+        }
+
         return true;
     }
 
-    private bool TryReadNow(int segment, long offset, IntPtr destination, uint length)
+    /// <summary>A second read of a record that the bytes read ahead did not hold: later reads take what it needed more, up to the capacity.</summary>
+    private void LearnFrom(uint shortfall, uint length)
     {
+        int readAhead;
+        while (shortfall > 0 && length <= RecordReadAhead.Capacity && shortfall > (readAhead = Volatile.Read(ref _readAheadBytes)))
+        {
+            if (Interlocked.CompareExchange(ref _readAheadBytes, (int)shortfall, readAhead) == readAhead)
+            {
+                return;
+            }
+        }
+    }
+
+    /// <summary>How many bytes past a read of <paramref name="length"/> bytes at <paramref name="offset"/> to take: as learnt, within the capacity and the segment.</summary>
+    private uint ReadAheadFor(long offset, uint length)
+    {
+        long ahead = Math.Min(Volatile.Read(ref _readAheadBytes), RecordReadAhead.Capacity - (long)length);
+        if (SegmentSize > 0)
+        {
+            ahead = Math.Min(ahead, SegmentSize - offset - length);
+        }
+
+        return ahead > 0 ? (uint)ahead : 0;
+    }
+
+    /// <summary>Reads <paramref name="length"/> bytes, and up to <paramref name="ahead"/> more, from the page cache into <paramref name="destination"/>; <paramref name="read"/> says how many.</summary>
+    private bool TryReadNow(int segment, long offset, IntPtr destination, uint length, uint ahead, out uint read)
+    {
+        read = 0;
         if (length > LargestReadNow || Volatile.Read(ref _unsupported) != 0 || (SegmentSize > 0 && offset + length > SegmentSize))
         {
             return false;
@@ -140,7 +204,7 @@ internal sealed class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inn
         try
         {
             handle.DangerousAddRef(ref referenced);
-            switch (NonBlockingFileRead.TryRead(handle.DangerousGetHandle(), destination, length, offset))
+            switch (NonBlockingFileRead.TryReadAtLeast(handle.DangerousGetHandle(), destination, length + ahead, length, offset, out read))
             {
                 case NonBlockingReadResult.Read:
                     Interlocked.Increment(ref _readsAnsweredNow);

@@ -226,6 +226,149 @@ public class PageCacheFirstDeviceTests
         }
     }
 
+    /// <summary>
+    /// FASTER reads a record longer than a sector twice, the second read from inside the first's completion. Once the
+    /// device has seen such a second read, a record's read takes that much more, and the next second read is copied from
+    /// it, with the bytes on disk.
+    /// </summary>
+    [Fact]
+    public void ASecondReadOfARecord_FromInsideTheFirstsCompletion_IsCopiedFromTheBytesReadAhead_OnceOneWasSeen()
+    {
+        if (!NonBlockingFileRead.MayBeSupported)
+        {
+            return;
+        }
+
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(64 * 1024, seed: 17);
+        Write(device, written, address: 0);
+
+        // The first record's second read finds nothing read ahead, and teaches the device 1,024 bytes.
+        Assert.Equal(written.AsSpan(4096, 1536).ToArray(), ReadTwiceAsFasterDoes(device, 4096, 512, 1536));
+        Assert.Equal(0, device.ReadsAnsweredAhead);
+        Assert.Equal(2, device.ReadsAnsweredNow);
+        Assert.Equal(1024, device.ReadAheadBytes);
+
+        Assert.Equal(written.AsSpan(20480, 1536).ToArray(), ReadTwiceAsFasterDoes(device, 20480, 512, 1536));
+        Assert.Equal(1, device.ReadsAnsweredAhead);
+        Assert.Equal(3, device.ReadsAnsweredNow);
+
+        // Longer than what was read ahead: read from the file, and learnt.
+        Assert.Equal(written.AsSpan(32768, 2048).ToArray(), ReadTwiceAsFasterDoes(device, 32768, 512, 2048));
+        Assert.Equal(1, device.ReadsAnsweredAhead);
+        Assert.Equal(1536, device.ReadAheadBytes);
+    }
+
+    /// <summary>
+    /// The bytes read ahead answer reads only while the completion of the read that took them runs, and only while they
+    /// are still in the thread's buffer: the file may hold other bytes there once it returns, and a read from inside it
+    /// of another record fills the buffer anew.
+    /// </summary>
+    [Fact]
+    public void BytesReadAhead_AnswerNoReadAfterTheirCompletion_NorAfterAReadFromInsideItFilledTheBufferAgain()
+    {
+        if (!NonBlockingFileRead.MayBeSupported)
+        {
+            return;
+        }
+
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(64 * 1024, seed: 19);
+        Write(device, written, address: 0);
+        _ = ReadTwiceAsFasterDoes(device, 4096, 512, 1536); // learns to read 1,024 bytes ahead
+
+        // After the completion: the file's bytes, not the ones read ahead.
+        using (var buffer = new AlignedBuffer(512))
+        {
+            Assert.Equal(0u, ReadAndWait(device, 8192, buffer));
+        }
+
+        byte[] rewritten = Pattern(4096, seed: 23);
+        Write(device, rewritten, address: 8192);
+        using (var buffer = new AlignedBuffer(1024))
+        {
+            Assert.Equal(0u, ReadAndWait(device, 8192 + 512, buffer));
+            Assert.Equal(rewritten.AsSpan(512, 1024).ToArray(), buffer.ToArray());
+        }
+
+        // From inside a completion: a read of another record, then one inside the first read's range.
+        long answeredAhead = device.ReadsAnsweredAhead;
+        using var outer = new AlignedBuffer(512);
+        using var other = new AlignedBuffer(512);
+        using var inside = new AlignedBuffer(512);
+        device.ReadAsync(16384UL, outer.Pointer, 512, (_, _, _) =>
+        {
+            Assert.Equal(0u, ReadAndWait(device, 40960, other));
+            Assert.Equal(0u, ReadAndWait(device, 16384 + 512, inside));
+        }, null!);
+
+        Assert.Equal(written.AsSpan(40960, 512).ToArray(), other.ToArray());
+        Assert.Equal(written.AsSpan(16384 + 512, 512).ToArray(), inside.ToArray());
+        Assert.Equal(answeredAhead, device.ReadsAnsweredAhead);
+    }
+
+    /// <summary>A store of 1 KB records reads each from the disk in one read of the file, and every value whole.</summary>
+    [Fact]
+    public async Task AStoresReadsOfKilobyteRecordsOnDisk_TakeOneReadOfTheFileEach_AndReturnEveryValue()
+    {
+        using var temp = new TempDirectory();
+        PageCacheFirstDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role == DeviceRole.HybridLog)
+                {
+                    segments = inner as PageCacheFirstDevice;
+                }
+
+                return inner;
+            },
+        };
+        await using FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        const int Records = 2_000;
+
+        // Lengths that put records across sectors anywhere.
+        static byte[] ValueOf(int i) => Pattern(700 + (i % 700), seed: i);
+        for (int i = 0; i < Records; i++)
+        {
+            await store.UpsertAsync(BitConverter.GetBytes(i), ValueOf(i));
+        }
+
+        for (int i = 0; i < Records; i++)
+        {
+            (bool found, PooledBuffer value) = await store.ReadAsync(BitConverter.GetBytes(i));
+            Assert.True(found);
+            Assert.Equal(ValueOf(i), value.Span.ToArray());
+            value.Return();
+        }
+
+        Assert.NotNull(segments);
+        if (NonBlockingFileRead.MayBeSupported)
+        {
+            Assert.True(segments.ReadsAnsweredAhead > Records * 9 / 10, $"{segments.ReadsAnsweredAhead} second reads copied from the bytes read ahead, {segments.ReadsAnsweredNow} read from the file, {segments.ReadsPassedOn} passed on");
+            Assert.True(segments.ReadsAnsweredNow < Records * 11 / 10, $"{segments.ReadsAnsweredNow} reads of the file for {Records} records");
+        }
+    }
+
+    /// <summary>
+    /// Reads <paramref name="firstLength"/> bytes at <paramref name="address"/> as FASTER reads a record on disk, and from
+    /// inside that read's completion <paramref name="secondLength"/> bytes at the same address, as FASTER does when the
+    /// record is longer than its first read; returns what the second read got.
+    /// </summary>
+    private static byte[] ReadTwiceAsFasterDoes(PageCacheFirstDevice device, long address, int firstLength, int secondLength)
+    {
+        using var first = new AlignedBuffer(firstLength);
+        using var second = new AlignedBuffer(secondLength);
+        uint secondError = uint.MaxValue;
+        uint firstError = ReadAndWait(device, address, first, (_, _, _) => secondError = ReadAndWait(device, address, second));
+        Assert.Equal(0u, firstError);
+        Assert.Equal(0u, secondError);
+        return second.ToArray();
+    }
+
     private static PageCacheFirstDevice Open(string directory, LightEpoch? epoch = null)
     {
         var device = new PageCacheFirstDevice(Devices.CreateLogDevice(Path.Combine(directory, "segments.log"), preallocateFile: false, deleteOnClose: true));
@@ -265,11 +408,21 @@ public class PageCacheFirstDeviceTests
         Assert.Equal(0u, error);
     }
 
-    private static uint ReadAndWait(IDevice device, long address, AlignedBuffer buffer)
+    private static uint ReadAndWait(IDevice device, long address, AlignedBuffer buffer, DeviceIOCompletionCallback? completing = null)
     {
         using var done = new ManualResetEventSlim();
         uint error = 0;
-        device.ReadAsync((ulong)address, buffer.Pointer, (uint)buffer.Length, (e, _, _) => { error = e; done.Set(); }, null!);
+        device.ReadAsync(
+            (ulong)address,
+            buffer.Pointer,
+            (uint)buffer.Length,
+            (e, bytes, context) =>
+            {
+                error = e;
+                completing?.Invoke(e, bytes, context);
+                done.Set();
+            },
+            null!);
         Assert.True(done.Wait(TimeSpan.FromSeconds(30)), "the read completed");
         return error;
     }
