@@ -192,20 +192,8 @@ public class PageCacheFirstDeviceTests
     public async Task AStoresReadsOfRecordsOnDisk_AreAnsweredFromThePageCache_AndReturnEveryValue()
     {
         using var temp = new TempDirectory();
-        PageCacheFirstDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
-        {
-            WrapDevice = (inner, role) =>
-            {
-                if (role == DeviceRole.HybridLog)
-                {
-                    segments = inner as PageCacheFirstDevice;
-                }
-
-                return inner;
-            },
-        };
-        await using FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        (FasterRecordStore opened, PageCacheFirstDevice? segments) = OpenLowMemoryStore(temp.Path);
+        await using FasterRecordStore store = opened;
         const int Records = 5_000;
         for (int i = 0; i < Records; i++)
         {
@@ -314,20 +302,8 @@ public class PageCacheFirstDeviceTests
     public async Task AStoresReadsOfKilobyteRecordsOnDisk_TakeOneReadOfTheFileEach_AndReturnEveryValue()
     {
         using var temp = new TempDirectory();
-        PageCacheFirstDevice? segments = null;
-        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(temp.Path)) with
-        {
-            WrapDevice = (inner, role) =>
-            {
-                if (role == DeviceRole.HybridLog)
-                {
-                    segments = inner as PageCacheFirstDevice;
-                }
-
-                return inner;
-            },
-        };
-        await using FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        (FasterRecordStore opened, PageCacheFirstDevice? segments) = OpenLowMemoryStore(temp.Path);
+        await using FasterRecordStore store = opened;
         const int Records = 2_000;
 
         // Lengths that put records across sectors anywhere.
@@ -367,6 +343,26 @@ public class PageCacheFirstDeviceTests
         Assert.Equal(0u, firstError);
         Assert.Equal(0u, secondError);
         return second.ToArray();
+    }
+
+    /// <summary>A low-memory store, and the page-cache device its log's segments are read through.</summary>
+    private static (FasterRecordStore Store, PageCacheFirstDevice? Segments) OpenLowMemoryStore(string directory)
+    {
+        PageCacheFirstDevice? segments = null;
+        StoreSettings settings = StoreSettingsValidator.Validate(StoreFactory.LowMemory(directory)) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role == DeviceRole.HybridLog)
+                {
+                    segments = inner as PageCacheFirstDevice;
+                }
+
+                return inner;
+            },
+        };
+        FasterRecordStore store = StoreOpener.Open(settings, NullLogger.Instance);
+        return (store, segments);
     }
 
     private static PageCacheFirstDevice Open(string directory, LightEpoch? epoch = null)
