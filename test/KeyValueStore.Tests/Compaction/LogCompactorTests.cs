@@ -322,11 +322,12 @@ public class LogCompactorTests
         await store.Compactor.RunScheduledStepAsync(); // 1.8 MB of log, a third of it live: a pass
         await store.Compactor.RunScheduledStepAsync(); // the log holds only live data now: below twice that
 
-        // The pass's estimate may leave the threshold where the fresh estimate before it put it: no second event then.
-        Assert.Equal(
-            new[] { SkippedEvent, CompactedEvent, SkippedEvent },
-            logger.EventIds.Where(id => id is SkippedEvent or CompactedEvent));
-        Assert.Contains(ThresholdChangedEvent, logger.EventIds);
+        // The fresh estimate before the pass raises the threshold from the minimum; the pass's own estimate may leave it
+        // where that put it (no second event then) or move it.
+        int[] events = logger.EventIds.Where(id => id is >= SkippedEvent and <= ThresholdChangedEvent).ToArray();
+        Assert.Equal(new[] { SkippedEvent, ThresholdChangedEvent, CompactedEvent }, events.Take(3));
+        Assert.Equal(SkippedEvent, events[^1]);
+        Assert.InRange(events.Length, 4, 5);
         long estimate = store.Compactor.LiveBytesEstimate!.Value;
 
         // The log left is the copies, all live: sampled pages count their end padding as dead (a little under), and the
