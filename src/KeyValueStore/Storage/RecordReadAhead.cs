@@ -13,8 +13,8 @@ namespace KeyValueStore.Storage;
 /// FASTER 2.6.5 reads a record on disk before it knows its length: its first read is as long as its guess at a record
 /// (24 bytes for <c>SpanByte</c> keys and values, one sector once aligned), and when the record is longer, its
 /// completion reads the record again at its real length. Both reads go to the device: a record of 1 KB took two
-/// <c>preadv2</c> calls (4.46 million in 5 seconds of 450,000 reads a second; docs/benchmarks.md, "Records read
-/// ahead"). A completion the device calls before returning runs on the reading thread, and so does the read it issues,
+/// <c>preadv2</c> calls (4.46 million in 5 seconds in which the store read 365,000-494,000 records a second;
+/// docs/benchmarks.md, "Records read ahead"). A completion the device calls before returning runs on the reading thread, and so does the read it issues,
 /// so the bytes read ahead are kept per thread, valid only while that completion runs (<see cref="Hold"/>).
 /// </para>
 /// <para>
