@@ -314,7 +314,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         {
             liveBytes = await _estimateLiveBytes().ConfigureAwait(false);
         }
-        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
+        catch (Exception e) when (KeyValueStoreException.IsForeign(e))
         {
             throw Failure(e);
         }
@@ -354,7 +354,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         {
             return await PassUntilAsync(untilAddress, allCopyWorkers, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
+        catch (Exception e) when (KeyValueStoreException.IsForeign(e))
         {
             throw Failure(e);
         }

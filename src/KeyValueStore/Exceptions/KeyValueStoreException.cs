@@ -15,4 +15,12 @@ public abstract class KeyValueStoreException : Exception
         : base(message, innerException)
     {
     }
+
+    /// <summary>
+    /// Whether <paramref name="exception"/> is one a caller must not see as it is: neither the library's own, nor a
+    /// cancellation or a disposal, which callers expect. Code that runs the storage engine wraps such an exception in one
+    /// of the library's.
+    /// </summary>
+    internal static bool IsForeign(Exception exception) =>
+        exception is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException);
 }

@@ -295,7 +295,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         {
             await TakeCheckpointAsync(reason, writeAheadLog).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is not (KeyValueStoreException or OperationCanceledException or ObjectDisposedException))
+        catch (Exception e) when (KeyValueStoreException.IsForeign(e))
         {
             _fault.Report("checkpoint, inside the storage engine,", e);
             throw _fault.ToException();
