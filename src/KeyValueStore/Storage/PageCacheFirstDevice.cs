@@ -132,6 +132,13 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
     /// </summary>
     private bool AnsweredNow(int segment, long offset, IntPtr destination, uint length, DeviceIOCompletionCallback callback, object context)
     {
+        // A page's read, or a platform without the call: no thread's read-ahead is made for it.
+        if (length > LargestReadNow || Volatile.Read(ref _unsupported) != 0 || (SegmentSize > 0 && offset + length > SegmentSize))
+        {
+            Interlocked.Increment(ref _readsPassedOn);
+            return false;
+        }
+
         RecordReadAhead readAhead = RecordReadAhead.OfThisThread;
         if (readAhead.TryCopy(this, segment, offset, destination, length))
         {
@@ -191,11 +198,6 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
     private bool TryReadNow(int segment, long offset, IntPtr destination, uint length, uint ahead, out uint read)
     {
         read = 0;
-        if (length > LargestReadNow || Volatile.Read(ref _unsupported) != 0 || (SegmentSize > 0 && offset + length > SegmentSize))
-        {
-            return false;
-        }
-
         SafeFileHandle? handle = HandleOf(segment);
         if (handle is null)
         {
