@@ -86,7 +86,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         _dropRule = new CompactionDropRule(settings.DropOnCompaction, settings.ValueChecksums);
         _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes, _dropRule);
-        _liveBytes = new LiveBytesEstimator(FasterKV, NewSession, _fault, settings.PageSizeBits);
+        _liveBytes = new LiveBytesEstimator(FasterKV, log.Device, NewSession, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
     }
 

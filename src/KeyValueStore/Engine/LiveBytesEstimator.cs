@@ -33,9 +33,11 @@ namespace KeyValueStore.Engine;
 /// safe side: compaction then runs earlier, never later.
 /// </para>
 /// <para>
-/// A window scanned from the disk loads into a frame the size of a page, so large pages get fewer windows
-/// (<see cref="WindowsFor"/>): the frames of one sample stay within <see cref="FrameBudgetBytes"/>, or
-/// <see cref="MinWindows"/> pages.
+/// A window on the disk is read straight from the log's device, a chunk at a time (<see cref="DiskWindowReader"/>, which
+/// says why not FASTER's scan); a window in memory through FASTER's scan, which reads it in place. A store built on a
+/// caller's FasterKV has no device known to the engine: its windows go through FASTER's scan, which loads a frame the
+/// size of a page for each window on the disk, so large pages get fewer windows there (<see cref="WindowsFor"/>): the
+/// frames of one sample stay within <see cref="FrameBudgetBytes"/>, or <see cref="MinWindows"/> pages.
 /// </para>
 /// </remarks>
 internal sealed class LiveBytesEstimator
@@ -52,18 +54,25 @@ internal sealed class LiveBytesEstimator
     /// <summary>How many records are checked at once, each in its own session.</summary>
     public const int Checkers = 8;
 
-    /// <summary>The page frames one sample may load from the disk: large pages get fewer windows.</summary>
+    /// <summary>The page frames one sample through FASTER's scan alone may load from the disk: large pages get fewer windows.</summary>
     public const long FrameBudgetBytes = 128L << 20;
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly IDevice? _device;
     private readonly Func<StoreSession> _newSession;
     private readonly StoreFault _fault;
     private readonly int _pageSizeBits;
     private readonly long _pageMask;
 
-    public LiveBytesEstimator(FasterKV<SpanByte, SpanByte> store, Func<StoreSession> newSession, StoreFault fault, int pageSizeBits)
+    /// <param name="store">The FASTER store whose log is estimated.</param>
+    /// <param name="device">The log's device, which windows on the disk are read from; null for a caller's FasterKV, whose windows FASTER's scan reads.</param>
+    /// <param name="newSession">Makes the sessions that check records.</param>
+    /// <param name="fault">The store's fault, which ends a sample once the disk fails.</param>
+    /// <param name="pageSizeBits">The log's page size.</param>
+    public LiveBytesEstimator(FasterKV<SpanByte, SpanByte> store, IDevice? device, Func<StoreSession> newSession, StoreFault fault, int pageSizeBits)
     {
         _store = store;
+        _device = device;
         _newSession = newSession;
         _fault = fault;
         _pageSizeBits = pageSizeBits;
@@ -79,7 +88,7 @@ internal sealed class LiveBytesEstimator
         long begin = _store.Log.BeginAddress;
         long readOnly = Math.Max(begin, _store.Log.SafeReadOnlyAddress);
         long tail = Math.Max(readOnly, _store.Log.TailAddress);
-        (long sampled, List<ScannedKey> records) = await ScanAsync(begin, readOnly).ConfigureAwait(false);
+        (long sampled, List<SampledRecord> records) = await ScanAsync(begin, readOnly).ConfigureAwait(false);
         long live = await CheckAsync(records).ConfigureAwait(false);
         return (long)((readOnly - begin) * new LiveBytesSample(sampled, live).LiveFraction) + (tail - readOnly);
     }
@@ -90,12 +99,12 @@ internal sealed class LiveBytesEstimator
     /// <exception cref="StoreFaultedException">The store's disk failed while records were read.</exception>
     public async Task<LiveBytesSample> SampleAsync(long fromAddress, long untilAddress)
     {
-        (long sampled, List<ScannedKey> records) = await ScanAsync(fromAddress, untilAddress).ConfigureAwait(false);
+        (long sampled, List<SampledRecord> records) = await ScanAsync(fromAddress, untilAddress).ConfigureAwait(false);
         return new LiveBytesSample(sampled, await CheckAsync(records).ConfigureAwait(false));
     }
 
-    /// <summary>Scans the windows of the stretch; returns the bytes they covered and the records in them that are not deletes.</summary>
-    private async Task<(long Sampled, List<ScannedKey> Records)> ScanAsync(long fromAddress, long untilAddress)
+    /// <summary>Reads the windows of the stretch; returns the bytes they covered and the records in them that are not deletes.</summary>
+    private async Task<(long Sampled, List<SampledRecord> Records)> ScanAsync(long fromAddress, long untilAddress)
     {
         _fault.ThrowIfFaulted();
         if (untilAddress <= fromAddress)
@@ -103,19 +112,28 @@ internal sealed class LiveBytesEstimator
             return (0, []);
         }
 
-        // A scan blocks its thread while it loads a page from the disk: one thread of the pool for all the windows, one
-        // after the other (more, on a small machine, starve the pool, and every operation of the store waits for it to
-        // grow), and given up once the disk has failed.
-        List<Window> windows = await _fault.WaitUnlessFaultedAsync(
-            Task.Run(() => WindowStarts(fromAddress, untilAddress).Select(start => Scan(start, Math.Min(untilAddress, (start | _pageMask) + 1))).ToList()))
-            .ConfigureAwait(false);
+        DiskWindowReader? disk = _device is null ? null : new DiskWindowReader(_device, _fault, _pageSizeBits);
+        var windows = new List<SampledWindow>();
+        foreach (long start in WindowStarts(fromAddress, untilAddress, disk is null ? WindowsFor(_pageSizeBits) : MaxWindows))
+        {
+            // Records never cross a page, and the head address is a page's start: a window lies wholly on the disk or in memory.
+            long end = Math.Min(untilAddress, (start | _pageMask) + 1);
+            windows.Add(disk is not null && end <= _store.Log.HeadAddress
+                ? await disk.ReadAsync(start, end, RecordsPerWindow).ConfigureAwait(false)
+
+                // A scan blocks its thread while it loads a page from the disk (a caller's FasterKV, or a page that left
+                // memory since the check above): on the pool, one window after the other (more at once, on a small
+                // machine, starve the pool, and every operation of the store waits for it to grow), and given up once the
+                // disk has failed.
+                : await _fault.WaitUnlessFaultedAsync(Task.Run(() => Scan(start, end))).ConfigureAwait(false));
+        }
+
         return (windows.Sum(window => window.Bytes), windows.SelectMany(window => window.Records).ToList());
     }
 
     /// <summary>The page boundaries (or <paramref name="fromAddress"/>) where the windows start: the pages holding the middles of equal parts of the stretch.</summary>
-    private IEnumerable<long> WindowStarts(long fromAddress, long untilAddress)
+    private IEnumerable<long> WindowStarts(long fromAddress, long untilAddress, int windows)
     {
-        int windows = WindowsFor(_pageSizeBits);
         long previous = -1;
         for (int i = 0; i < windows; i++)
         {
@@ -131,28 +149,28 @@ internal sealed class LiveBytesEstimator
         }
     }
 
-    /// <summary>Reads up to <see cref="RecordsPerWindow"/> records from <paramref name="start"/>, a record's start, without passing <paramref name="end"/>.</summary>
-    private Window Scan(long start, long end)
+    /// <summary>Reads up to <see cref="RecordsPerWindow"/> records from <paramref name="start"/>, a record's start, without passing <paramref name="end"/>, through FASTER's scan.</summary>
+    private SampledWindow Scan(long start, long end)
     {
         using IFasterScanIterator<SpanByte, SpanByte> scan = _store.Log.Scan(start, end, ScanBufferingMode.SinglePageBuffering);
-        var records = new List<ScannedKey>(RecordsPerWindow);
+        var records = new List<SampledRecord>(RecordsPerWindow);
         bool more = true;
         while (records.Count < RecordsPerWindow && (more = scan.GetNext(out RecordInfo info)))
         {
             // A delete is never live: compaction drops it, and its key's latest record is no record at all.
             if (!info.Tombstone)
             {
-                records.Add(new ScannedKey(scan.GetKey().AsReadOnlySpan().ToArray(), new RecordLocation(scan.CurrentAddress, info.PreviousAddress), scan.NextAddress - scan.CurrentAddress));
+                records.Add(new SampledRecord(scan.GetKey().AsReadOnlySpan().ToArray(), new RecordLocation(scan.CurrentAddress, info.PreviousAddress), scan.NextAddress - scan.CurrentAddress));
             }
         }
 
         // Up to the end of the last record read, or of the window once the scan ran out: deletes, invalid records and padding included.
         long covered = more ? scan.NextAddress : Math.Max(scan.NextAddress, end);
-        return new Window(covered - start, records);
+        return new SampledWindow(covered - start, records);
     }
 
     /// <summary>Checks the records, <see cref="Checkers"/> at once; returns the bytes of those still their key's latest.</summary>
-    private async Task<long> CheckAsync(List<ScannedKey> records)
+    private async Task<long> CheckAsync(List<SampledRecord> records)
     {
         var next = new StrongBox<int>(-1);
         var checkers = new Task<long>[Math.Min(Checkers, records.Count)];
@@ -170,7 +188,7 @@ internal sealed class LiveBytesEstimator
     /// (<see cref="LiveRecordCopier"/>): FASTER's dispose waits for the session's reads in flight, so it would block this
     /// thread for good, and the compaction pass waiting for the estimate, which may hold every writer back, with it.
     /// </remarks>
-    private async Task<long> CheckSomeAsync(List<ScannedKey> records, StrongBox<int> next)
+    private async Task<long> CheckSomeAsync(List<SampledRecord> records, StrongBox<int> next)
     {
         StoreSession session = _newSession();
         bool abandoned = false;
@@ -179,7 +197,7 @@ internal sealed class LiveBytesEstimator
         {
             for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
             {
-                ScannedKey record = records[i];
+                SampledRecord record = records[i];
                 if (await RecordLocation.OfLatestAsync(session, record.Key, _fault).ConfigureAwait(false) == record.Location)
                 {
                     live += record.Size;
@@ -201,8 +219,4 @@ internal sealed class LiveBytesEstimator
 
         return live;
     }
-
-    private readonly record struct Window(long Bytes, List<ScannedKey> Records);
-
-    private readonly record struct ScannedKey(byte[] Key, RecordLocation Location, long Size);
 }

@@ -676,7 +676,8 @@ public class DiskFailureTests
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, DurabilityMode.Checkpoint);
 
-        // Pages of 64 KB, so that the estimate's scan (whole pages) gets through and only its record reads are held.
+        // Pages of 64 KB, so that the estimate's window reads (a chunk of up to 64 KB, from a page's start) get through
+        // and only its record reads are held.
         options.PageSizeBits = 16;
         options.MemorySizeBits = 18;
         var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);

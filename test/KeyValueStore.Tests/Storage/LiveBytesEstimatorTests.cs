@@ -114,6 +114,51 @@ public class LiveBytesEstimatorTests
         return condition();
     }
 
+    /// <summary>
+    /// FASTER's scan of a window on the disk loaded the window's page into a frame of its own, a pinned and zeroed array
+    /// the size of a page, and read the page from its first byte, for 64 records: with 8 MB pages a sample allocated
+    /// 128 MB. A window on the disk is now read from the device a chunk at a time, its values stepped over, and must find
+    /// exactly what FASTER's scan finds: values smaller and larger than a chunk, every other key rewritten.
+    /// </summary>
+    [Theory]
+    [InlineData(1_000)]
+    [InlineData(100_000)]
+    public async Task WindowsOnTheDisk_AreReadAChunkAtATime_AndFindWhatFastersScanFinds(int valueBytes)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        options.PageSizeBits = 20;
+        options.MemorySizeBits = 21;
+        options.SegmentSizeBits = 22;
+        await using var store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+        int keys = (20 << 20) / valueBytes;
+        for (int key = 0; key < keys; key++)
+        {
+            await store.UpsertAsync(Key(key), new byte[valueBytes]);
+        }
+
+        long firstRoundEnd = store.FasterKV.Log.TailAddress;
+        for (int key = 1; key < keys; key += 2)
+        {
+            await store.UpsertAsync(Key(key), new byte[valueBytes]);
+        }
+
+        long begin = store.FasterKV.Log.BeginAddress;
+        long until = Math.Min(firstRoundEnd, store.FasterKV.Log.HeadAddress);
+        segments.ForgetReads();
+        LiveBytesSample fromTheDevice = await store.LiveBytes.SampleAsync(begin, until);
+        long largestRead = segments.LargestRead;
+        var throughFastersScan = new LiveBytesEstimator(store.FasterKV, device: null, store.NewSession, new StoreFault(), options.PageSizeBits);
+        LiveBytesSample fromTheScan = await throughFastersScan.SampleAsync(begin, until);
+
+        Assert.True(until - begin >= 16L << 20, $"only {until - begin} bytes of the first round's log on the disk");
+        Assert.Equal(fromTheScan, fromTheDevice);
+        Assert.InRange(fromTheDevice.LiveFraction, 0.4, 0.6);
+
+        // No read longer than a chunk, or than a record a check reads whole: the pages FASTER's scan read were 1 MB.
+        Assert.InRange(largestRead, 1, Math.Max(DiskWindowReader.ChunkBytes, valueBytes + 4096));
+    }
+
     [Fact]
     public async Task AnEmptyStretch_SamplesNothing_AndCountsAsLive()
     {

@@ -25,6 +25,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
     private uint _writeError;
     private uint _readError;
     private long _failedWrites;
+    private long _largestRead;
     private bool _holding;
     private Exception? _thrownFromWrites;
     private readonly ManualResetEventSlim _unblockWriteCall = new(false);
@@ -47,6 +48,12 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     /// <summary>From now on every write throws <paramref name="exception"/> to its caller, FASTER; null lets writes through again.</summary>
     public void ThrowFromWrites(Exception? exception) => Volatile.Write(ref _thrownFromWrites, exception);
+
+    /// <summary>Gets the longest read asked of this device since it was made or <see cref="ForgetReads"/>, in bytes.</summary>
+    public long LargestRead => Interlocked.Read(ref _largestRead);
+
+    /// <summary>Starts <see cref="LargestRead"/> over.</summary>
+    public void ForgetReads() => Interlocked.Exchange(ref _largestRead, 0);
 
     /// <summary>From now on every read completes with <paramref name="error"/> and reads nothing; 0 lets reads through again.</summary>
     public void FailReads(uint error) => Volatile.Write(ref _readError, error);
@@ -166,6 +173,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void ReadAsync(int segmentId, ulong sourceAddress, IntPtr destinationAddress, uint readLength, DeviceIOCompletionCallback callback, object context)
     {
+        NoteRead(readLength);
         if (!ReadFailed(callback, context) && !HeldRead(readLength, () => Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context)))
         {
             Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
@@ -174,6 +182,7 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
 
     public override void ReadAsync(ulong alignedSourceAddress, IntPtr alignedDestinationAddress, uint aligned_read_length, DeviceIOCompletionCallback callback, object context)
     {
+        NoteRead(aligned_read_length);
         if (!ReadFailed(callback, context) && !HeldRead(aligned_read_length, () => Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context)))
         {
             Inner.ReadAsync(alignedSourceAddress, alignedDestinationAddress, aligned_read_length, callback, context);
@@ -191,6 +200,14 @@ internal sealed class FaultInjectingDevice(IDevice inner) : DelegatingDevice(inn
             }
 
             return _holding;
+        }
+    }
+
+    private void NoteRead(uint length)
+    {
+        long largest;
+        while (length > (largest = Interlocked.Read(ref _largestRead)) && Interlocked.CompareExchange(ref _largestRead, length, largest) != largest)
+        {
         }
     }
 

@@ -33,17 +33,7 @@ namespace KeyValueStore.Durability;
 /// </remarks>
 internal static class RecordChainCheck
 {
-    // FASTER's SpanByte record layout: an 8-byte RecordInfo (0 = no record), the key (4-byte length, then the bytes,
-    // padded to 8), the value (4-byte length, then the bytes); records are 8-byte aligned. The two top bits of a
-    // length are SpanByte flags.
-    private const int RecordInfoBytes = 8;
-    private const int LengthBytes = 4;
-    private const int LengthFlagsMask = 0x3 << 30;
     private const int SectorBytes = 512;
-
-    // FASTER 2.6.5's RecordInfo: 48 bits of previous address, 7 lock bits, then the tombstone and valid bits.
-    private const long TombstoneBit = 1L << 55;
-    private const long ValidBit = 1L << 56;
 
     // Bits FASTER sets and clears on a record after it was written to disk, so the same record can be written again
     // with other values there: the 7 lock bits, Sealed, Dirty (cleared once a page is flushed; seen in the crash tests)
@@ -82,7 +72,7 @@ internal static class RecordChainCheck
                     segment = new FileStream(layout.SegmentPath(openSegment), FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1);
                 }
 
-                long bytesRecoveryReads = Math.Min(pageSize, AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
+                long bytesRecoveryReads = Math.Min(pageSize, LogRecordLayout.AlignUp(point.FinalLogicalAddress - pageStart, SectorBytes));
                 ReadPage(segment!, pageStart & ((1L << segmentSizeBits) - 1), page, (int)bytesRecoveryReads);
                 // Records first: a seal that fails names the record, which says more than a sector that fails.
                 List<int> headers = WalkPage(page, pageStart, point, segment!.Name, segmentSizeBits, valueChecksums);
@@ -153,7 +143,7 @@ internal static class RecordChainCheck
         foreach (int header in recordHeaders)
         {
             int at = header - sectorOffset;
-            if (at >= 0 && at + RecordInfoBytes <= recorded.Length)
+            if (at >= 0 && at + LogRecordLayout.HeaderBytes <= recorded.Length)
             {
                 Mask(masked[at..]);
                 Mask(expected[at..]);
@@ -184,8 +174,8 @@ internal static class RecordChainCheck
                 headers.Add(offset);
             }
 
-            int size = empty ? RecordInfoBytes : RecordSize(page, offset);
-            if (size == -2)
+            int size = empty ? LogRecordLayout.HeaderBytes : LogRecordLayout.RecordSize(page.AsSpan(offset));
+            if (size == LogRecordLayout.Flagged)
             {
                 throw Damaged(segmentPath, address, segmentSizeBits, "its key or value length has a SpanByte flag bit set, which no record in the log has");
             }
@@ -215,21 +205,19 @@ internal static class RecordChainCheck
     private static void CheckSeal(byte[] page, int offset, long address, string segmentPath, int segmentSizeBits)
     {
         long header = BinaryPrimitives.ReadInt64LittleEndian(page.AsSpan(offset));
-        if ((header & ValidBit) == 0)
+        if ((header & LogRecordLayout.ValidBit) == 0)
         {
             return;
         }
 
-        int keyLengthAt = offset + RecordInfoBytes;
-        int keyBytes = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan(keyLengthAt)) & ~LengthFlagsMask;
-        int valueLengthAt = keyLengthAt + (int)AlignUp(LengthBytes + keyBytes, 8);
-        int valueBytes = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan(valueLengthAt)) & ~LengthFlagsMask;
-        ReadOnlySpan<byte> key = page.AsSpan(keyLengthAt + LengthBytes, keyBytes);
-        ReadOnlySpan<byte> value = page.AsSpan(valueLengthAt + LengthBytes, valueBytes);
-        bool tombstone = (header & TombstoneBit) != 0;
+        ReadOnlySpan<byte> record = page.AsSpan(offset);
+        int valueLengthAt = LogRecordLayout.ValueLengthOffset(record);
+        ReadOnlySpan<byte> key = LogRecordLayout.Key(record);
+        ReadOnlySpan<byte> value = record.Slice(valueLengthAt + LogRecordLayout.LengthBytes, BinaryPrimitives.ReadInt32LittleEndian(record[valueLengthAt..]));
+        bool tombstone = (header & LogRecordLayout.TombstoneBit) != 0;
 
         // A tombstone appended by a delete has no value; one a delete set in place keeps the value, with its seal inverted.
-        SealState seal = tombstone && valueBytes == 0 ? SealState.Deleted : ValueChecksum.Check(key, value);
+        SealState seal = tombstone && value.IsEmpty ? SealState.Deleted : ValueChecksum.Check(key, value);
         if (seal != (tombstone ? SealState.Deleted : SealState.Live))
         {
             string problem = seal == SealState.Damaged
@@ -238,43 +226,6 @@ internal static class RecordChainCheck
             throw Damaged(segmentPath, address, segmentSizeBits, problem, "record");
         }
     }
-
-    /// <summary>
-    /// The record's aligned size; -1 when a length read from it does not fit its page, -2 when a length carries a
-    /// SpanByte flag. A record in the log is always serialized in place and this store writes no metadata, so a set flag
-    /// is damage: FASTER would take an "unserialized" SpanByte's bytes for a pointer and read wherever it points.
-    /// </summary>
-    private static int RecordSize(byte[] page, int offset)
-    {
-        int keyLengthAt = offset + RecordInfoBytes;
-        if (keyLengthAt + LengthBytes > page.Length)
-        {
-            return -1;
-        }
-
-        int keyLength = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan(keyLengthAt));
-        if ((keyLength & LengthFlagsMask) != 0)
-        {
-            return -2;
-        }
-
-        long valueLengthAt = keyLengthAt + AlignUp(LengthBytes + (long)keyLength, 8);
-        if (valueLengthAt + LengthBytes > page.Length)
-        {
-            return -1;
-        }
-
-        int valueLength = BinaryPrimitives.ReadInt32LittleEndian(page.AsSpan((int)valueLengthAt));
-        if ((valueLength & LengthFlagsMask) != 0)
-        {
-            return -2;
-        }
-
-        long size = AlignUp(valueLengthAt + LengthBytes + valueLength - offset, 8);
-        return size > page.Length ? -1 : (int)size;
-    }
-
-    private static long AlignUp(long value, long alignment) => (value + alignment - 1) & ~(alignment - 1);
 
     private static StoreFileCorruptedException Damaged(string segmentPath, long address, int segmentSizeBits, string problem, string what = "record header") =>
         new(segmentPath, $"the {what} at log address {address} (offset {address & ((1L << segmentSizeBits) - 1)} in this file) is damaged: {problem}");
