@@ -7,6 +7,7 @@ using FASTER.core;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
+using static KeyValueStore.Tests.Support.DeviceIo;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
@@ -391,69 +392,5 @@ public class PageCacheFirstDeviceTests
         }
 
         return [.. open];
-    }
-
-    private static void Write(IDevice device, byte[] bytes, long address)
-    {
-        using var buffer = new AlignedBuffer(bytes.Length);
-        Marshal.Copy(bytes, 0, buffer.Pointer, bytes.Length);
-        using var done = new ManualResetEventSlim();
-        uint error = 0;
-        device.WriteAsync(buffer.Pointer, (ulong)address, (uint)bytes.Length, (e, _, _) => { error = e; done.Set(); }, null!);
-        Assert.True(done.Wait(TimeSpan.FromSeconds(30)), "the write completed");
-        Assert.Equal(0u, error);
-    }
-
-    private static uint ReadAndWait(IDevice device, long address, AlignedBuffer buffer, DeviceIOCompletionCallback? completing = null)
-    {
-        using var done = new ManualResetEventSlim();
-        uint error = 0;
-        device.ReadAsync(
-            (ulong)address,
-            buffer.Pointer,
-            (uint)buffer.Length,
-            (e, bytes, context) =>
-            {
-                error = e;
-                completing?.Invoke(e, bytes, context);
-                done.Set();
-            },
-            null!);
-        Assert.True(done.Wait(TimeSpan.FromSeconds(30)), "the read completed");
-        return error;
-    }
-
-    private static byte[] Pattern(int length, int seed)
-    {
-        var bytes = new byte[length];
-        new Random(seed).NextBytes(bytes);
-        return bytes;
-    }
-
-    /// <summary>Sector-aligned unmanaged memory, as FASTER hands a device.</summary>
-    private sealed class AlignedBuffer : IDisposable
-    {
-        private const int Alignment = 4096;
-        private readonly IntPtr _allocation;
-
-        public AlignedBuffer(int length)
-        {
-            Length = length;
-            _allocation = Marshal.AllocHGlobal(length + Alignment);
-            Pointer = (IntPtr)(((long)_allocation + Alignment - 1) & ~(long)(Alignment - 1));
-        }
-
-        public IntPtr Pointer { get; }
-
-        public int Length { get; }
-
-        public byte[] ToArray()
-        {
-            var bytes = new byte[Length];
-            Marshal.Copy(Pointer, bytes, 0, Length);
-            return bytes;
-        }
-
-        public void Dispose() => Marshal.FreeHGlobal(_allocation);
     }
 }
