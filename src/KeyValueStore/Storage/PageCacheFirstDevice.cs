@@ -36,14 +36,19 @@ namespace KeyValueStore.Storage;
 /// (<see cref="RecordReadAhead"/>). Once such a second read has been seen, every record's read takes as many bytes past
 /// its request as the longest second read needed (up to <see cref="RecordReadAhead.Capacity"/> in all), and the
 /// second read is copied from them. A small record needs a second read too when it crosses a sector boundary, so a
-/// store of 64-byte values learns to read 512 bytes ahead (its reads measured unchanged). What is learnt only grows: a
-/// store whose records are mostly small and now and then long reads as far ahead as the long ones need.
+/// store of 64-byte values learns to read 512 bytes ahead (its reads measured unchanged). What is learnt lasts a period
+/// of <see cref="ReadsPerPeriod"/> reads on a thread: at its end the device reads as far ahead as the period's second
+/// reads needed, so a store whose long records are gone, or came once, goes back to reading what its records need.
+/// A long record after that is read twice once more, and learnt again.
 /// </para>
 /// </remarks>
 internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inner)
 {
     /// <summary>The largest read answered at once: a record's read; a scan reads whole pages.</summary>
     public const uint LargestReadNow = 64 * 1024;
+
+    /// <summary>How many reads on one thread make a period, at whose end the device reads as far ahead as that period's second reads needed.</summary>
+    public const int ReadsPerPeriod = 4096;
 
     private readonly ConcurrentDictionary<int, SafeFileHandle> _segments = new();
     private int _unsupported = NonBlockingFileRead.MayBeSupported ? 0 : 1;
@@ -52,6 +57,9 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
     private long _readsAnsweredAhead;
     private long _readsPassedOn;
     private int _readAheadBytes;
+
+    // The most a second read has needed since the current period began.
+    private int _neededThisPeriod;
 
     /// <summary>Gets how many reads the page cache answered at once.</summary>
     public long ReadsAnsweredNow => Interlocked.Read(ref _readsAnsweredNow);
@@ -140,6 +148,17 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
         }
 
         RecordReadAhead readAhead = RecordReadAhead.OfThisThread;
+        if (readAhead.CountReadEndingPeriod(ReadsPerPeriod))
+        {
+            Volatile.Write(ref _readAheadBytes, Interlocked.Exchange(ref _neededThisPeriod, 0));
+        }
+
+        uint need = readAhead.NeedOf(this, segment, offset, length);
+        if (need > 0 && length <= RecordReadAhead.Capacity)
+        {
+            RaiseTo(ref _neededThisPeriod, need);
+        }
+
         if (readAhead.TryCopy(this, segment, offset, destination, length))
         {
             Interlocked.Increment(ref _readsAnsweredAhead);
@@ -147,7 +166,12 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
             return true;
         }
 
-        LearnFrom(readAhead.ShortfallOf(this, segment, offset, length), length);
+        // A second read the bytes read ahead did not hold: later reads take what it needed more, up to the capacity.
+        if (need > 0 && length <= RecordReadAhead.Capacity)
+        {
+            RaiseTo(ref _readAheadBytes, need);
+        }
+
         uint ahead = ReadAheadFor(offset, length);
         if (!TryReadNow(segment, offset, ahead > 0 ? readAhead.Buffer : destination, length, ahead, out uint read))
         {
@@ -169,13 +193,13 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
         return true;
     }
 
-    /// <summary>A second read of a record that the bytes read ahead did not hold: later reads take what it needed more, up to the capacity.</summary>
-    private void LearnFrom(uint shortfall, uint length)
+    /// <summary>Raises <paramref name="target"/> to <paramref name="value"/> unless it is already as high.</summary>
+    private static void RaiseTo(ref int target, uint value)
     {
-        int readAhead;
-        while (shortfall > 0 && length <= RecordReadAhead.Capacity && shortfall > (readAhead = Volatile.Read(ref _readAheadBytes)))
+        int current;
+        while (value > (uint)(current = Volatile.Read(ref target)))
         {
-            if (Interlocked.CompareExchange(ref _readAheadBytes, (int)shortfall, readAhead) == readAhead)
+            if (Interlocked.CompareExchange(ref target, (int)value, current) == current)
             {
                 return;
             }

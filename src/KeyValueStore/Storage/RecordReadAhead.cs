@@ -35,6 +35,7 @@ internal sealed unsafe class RecordReadAhead
     private readonly byte[] _bytes = GC.AllocateArray<byte>(Capacity, pinned: true);
     private Held _held;
     private long _fills;
+    private long _readsCounted;
 
     /// <summary>Gets the reading thread's read-ahead.</summary>
     public static RecordReadAhead OfThisThread => t_ofThisThread ??= new RecordReadAhead();
@@ -60,14 +61,17 @@ internal sealed unsafe class RecordReadAhead
     }
 
     /// <summary>
-    /// How many bytes past its request the completion running on this thread would have had to read to answer this
-    /// read of the same record (<paramref name="offset"/> is where that read began), or 0 when this is no such read.
+    /// How many bytes past its request the read whose completion runs on this thread needed, when this read is that
+    /// completion's second read of the same record (<paramref name="offset"/> is where that read began); 0 otherwise.
     /// </summary>
-    public uint ShortfallOf(object owner, int segment, long offset, uint length)
+    public uint NeedOf(object owner, int segment, long offset, uint length)
     {
         Held held = _held;
         return held.Owner == owner && held.Segment == segment && offset == held.Offset && length > held.Requested ? length - held.Requested : 0;
     }
+
+    /// <summary>Counts a read on this thread; true once every <paramref name="periodReads"/> reads, when a period ends.</summary>
+    public bool CountReadEndingPeriod(int periodReads) => ++_readsCounted % periodReads == 0;
 
     /// <summary>Marks the buffer as filled anew: what a completion further out held is gone.</summary>
     public void Filled() => _fills++;

@@ -250,6 +250,39 @@ public class PageCacheFirstDeviceTests
     }
 
     /// <summary>
+    /// What is read ahead once only grew: after one long record, every record's read took as much past its request as
+    /// that record needed, for good. Now it lasts a period of reads: once a period has passed whose second reads needed
+    /// less, the device reads that much ahead, and a long record is learnt again when it comes back.
+    /// </summary>
+    [Fact]
+    public void WhatIsReadAhead_FollowsTheLatestPeriodsSecondReads_NotTheLongestEverSeen()
+    {
+        if (!NonBlockingFileRead.MayBeSupported)
+        {
+            return;
+        }
+
+        using var temp = new TempDirectory();
+        using var device = Open(temp.Path);
+        byte[] written = Pattern(64 * 1024, seed: 23);
+        Write(device, written, address: 0);
+
+        Assert.Equal(written.AsSpan(4096, 6144).ToArray(), ReadTwiceAsFasterDoes(device, 4096, 512, 6144));
+        Assert.Equal(5632, device.ReadAheadBytes);
+
+        // Two reads a record: a period's worth of records is two periods of reads, one of them wholly after the long one.
+        for (int record = 0; record < PageCacheFirstDevice.ReadsPerPeriod; record++)
+        {
+            long address = 16384 + (record % 8 * 4096);
+            Assert.Equal(written.AsSpan((int)address, 1536).ToArray(), ReadTwiceAsFasterDoes(device, address, 512, 1536));
+        }
+
+        Assert.Equal(1024, device.ReadAheadBytes);
+        Assert.Equal(written.AsSpan(4096, 6144).ToArray(), ReadTwiceAsFasterDoes(device, 4096, 512, 6144));
+        Assert.Equal(5632, device.ReadAheadBytes);
+    }
+
+    /// <summary>
     /// The bytes read ahead answer reads only while the completion of the read that took them runs, and only while they
     /// are still in the thread's buffer: the file may hold other bytes there once it returns, and a read from inside it
     /// of another record fills the buffer anew.
