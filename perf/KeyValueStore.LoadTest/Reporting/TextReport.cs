@@ -71,7 +71,7 @@ internal static class TextReport
             Line(text, "endpoint", $"{endpoint} (--endpoint), the run's keys under a fresh prefix, deleted after the run");
         }
 
-        Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}");
+        Line(text, "machine", $"{report.Machine.ProcessorCount} cores, {report.Machine.OperatingSystem}, {report.Machine.Runtime}, {(report.Machine.ServerGarbageCollector ? "server" : "workstation")} GC");
         text.WriteLine();
 
         PhaseReport load = report.Load;

@@ -105,7 +105,7 @@ internal sealed class LoadTestRunner
         IReadOnlyList<OperationReport> operations = Operations(workers, run.Seconds);
         return new LoadTestReport(
             Settings(runDirectory),
-            new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription),
+            new MachineReport(Environment.ProcessorCount, RuntimeInformation.OSDescription, RuntimeInformation.FrameworkDescription, System.Runtime.GCSettings.IsServerGC),
             new PhaseReport(load.Operations, load.Seconds, Rate(load.Operations, load.Seconds), load.Completed),
             RunSummary(run, perWorker, runAllocated, runGcPause, runGen2),
             operations,

@@ -119,6 +119,7 @@ public class ReportTests
         Assert.Equal(0, verification.GetProperty("mismatches").GetInt64());
         Assert.Equal(0, verification.GetProperty("examples").GetArrayLength());
         Assert.True(root.GetProperty("machine").GetProperty("processorCount").GetInt32() > 0);
+        Assert.Equal(System.Runtime.GCSettings.IsServerGC, root.GetProperty("machine").GetProperty("serverGarbageCollector").GetBoolean());
     }
 
     [Fact]
