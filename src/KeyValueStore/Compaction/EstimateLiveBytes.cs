@@ -1,3 +1,4 @@
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace KeyValueStore.Compaction;
@@ -7,5 +8,7 @@ namespace KeyValueStore.Compaction;
 /// from the begin address to the tail. The compactor takes one after each pass and scales its threshold by it
 /// (<see cref="CompactionThresholdPolicy"/>).
 /// </summary>
+/// <param name="cancellationToken">The compaction step's: the store's disposal ends an estimate under way.</param>
 /// <exception cref="StoreFaultedException">The store's disk failed while records were read.</exception>
-internal delegate Task<long> EstimateLiveBytes();
+/// <exception cref="System.OperationCanceledException"><paramref name="cancellationToken"/> was cancelled.</exception>
+internal delegate Task<long> EstimateLiveBytes(CancellationToken cancellationToken);

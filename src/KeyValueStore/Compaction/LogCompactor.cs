@@ -156,7 +156,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
             {
                 long logBytes = LogBytes;
                 bool forRoom = passForRoom && pass == 0;
-                if (!forRoom && (!_policy.ShouldCompact(logBytes) || await ThresholdRaisedAboveAsync(logBytes).ConfigureAwait(false)))
+                if (!forRoom && (!_policy.ShouldCompact(logBytes) || await ThresholdRaisedAboveAsync(logBytes, cancellationToken).ConfigureAwait(false)))
                 {
                     if (pass == 0)
                     {
@@ -302,7 +302,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
     /// just reopened) it copies every record to give nothing back. An estimate samples about a thousand records. A pass
     /// a writer waits on for room under a budget does not wait for one: it must find out what a whole pass gives back.
     /// </remarks>
-    private async Task<bool> ThresholdRaisedAboveAsync(long logBytes)
+    private async Task<bool> ThresholdRaisedAboveAsync(long logBytes, CancellationToken cancellationToken)
     {
         if (!_policy.GarbageUnmeasured)
         {
@@ -312,7 +312,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
         long liveBytes;
         try
         {
-            liveBytes = await _estimateLiveBytes().ConfigureAwait(false);
+            liveBytes = await _estimateLiveBytes(cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (KeyValueStoreException.IsForeign(e))
         {
@@ -382,7 +382,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
             StoreEvents.CompactionBackPressure(_logger, heldBack, result.LogBytesBefore, _policy.ThresholdBytes);
         }
 
-        long liveBytes = await _pass.WatchingBackPressureAsync(() => _estimateLiveBytes()).ConfigureAwait(false);
+        long liveBytes = await _pass.WatchingBackPressureAsync(() => _estimateLiveBytes(cancellationToken)).ConfigureAwait(false);
         long oldThreshold = _policy.ThresholdBytes;
         // The event names the estimate the threshold now follows (steadied over the last passes), not this pass's sample.
         if (_policy.RecordPass(liveBytes, result.CopiedBytes + result.UncompactedBytes, result.CopiedBytes, result.CompactedBytes) is long threshold

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
@@ -56,8 +57,12 @@ internal sealed class DiskWindowReader
     }
 
     /// <summary>Reads up to <paramref name="maxRecords"/> records from <paramref name="start"/>, a record's start, without passing <paramref name="end"/>, the end of its page or sooner.</summary>
+    /// <param name="start">Where the window begins: a record's start.</param>
+    /// <param name="end">Where it ends: its page's end, or sooner.</param>
+    /// <param name="maxRecords">The most records it takes.</param>
+    /// <param name="cancellationToken">Gives up a read of the device under way (its buffer stays with the read) and the window with it.</param>
     /// <exception cref="StoreFaultedException">The store's disk failed while the window was read.</exception>
-    public async Task<SampledWindow> ReadAsync(long start, long end, int maxRecords)
+    public async Task<SampledWindow> ReadAsync(long start, long end, int maxRecords, CancellationToken cancellationToken)
     {
         var records = new List<SampledRecord>(maxRecords);
         long pageEnd = (start | _pageMask) + 1;
@@ -67,7 +72,7 @@ internal sealed class DiskWindowReader
             int size = SizeAt(address);
             if (size == LogRecordLayout.Truncated && _chunkStart != (address & ~_sectorMask))
             {
-                await LoadAsync(address & ~_sectorMask, pageEnd).ConfigureAwait(false);
+                await LoadAsync(address & ~_sectorMask, pageEnd, cancellationToken).ConfigureAwait(false);
                 continue;
             }
 
@@ -115,14 +120,14 @@ internal sealed class DiskWindowReader
             : default;
 
     /// <summary>Reads the log from <paramref name="from"/>, a sector's start, up to a chunk and not past <paramref name="pageEnd"/>.</summary>
-    private async Task LoadAsync(long from, long pageEnd)
+    private async Task LoadAsync(long from, long pageEnd, CancellationToken cancellationToken)
     {
         int length = (int)Math.Min(ChunkBytes, pageEnd - from);
         _chunkStart = _chunkEnd = -1;
         var read = new ChunkRead(_buffer);
         _device.ReadAsync((ulong)from, _destination, (uint)length, ChunkRead.Complete, read);
 
-        (uint error, uint bytesRead) = await _fault.WaitUnlessFaultedAsync(read.Task).ConfigureAwait(false);
+        (uint error, uint bytesRead) = await _fault.WaitUnlessFaultedAsync(read.Task.WaitAsync(cancellationToken)).ConfigureAwait(false);
         if (error != 0)
         {
             _fault.ThrowIfFaulted();

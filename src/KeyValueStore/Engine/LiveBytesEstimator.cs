@@ -83,28 +83,33 @@ internal sealed class LiveBytesEstimator
     public static int WindowsFor(int pageSizeBits) => (int)Math.Clamp(FrameBudgetBytes >> pageSizeBits, MinWindows, MaxWindows);
 
     /// <inheritdoc cref="EstimateLiveBytes"/>
-    public async Task<long> EstimateAsync()
+    /// <remarks>
+    /// A cancellation ends the estimate between windows, at a window's read of the disk, and between records' checks: a
+    /// check under way finishes first, as its session cannot be given back while FASTER reads for it.
+    /// </remarks>
+    public async Task<long> EstimateAsync(CancellationToken cancellationToken = default)
     {
         long begin = _store.Log.BeginAddress;
         long readOnly = Math.Max(begin, _store.Log.SafeReadOnlyAddress);
         long tail = Math.Max(readOnly, _store.Log.TailAddress);
-        (long sampled, List<SampledRecord> records) = await ScanAsync(begin, readOnly).ConfigureAwait(false);
-        long live = await CheckAsync(records).ConfigureAwait(false);
+        (long sampled, List<SampledRecord> records) = await ScanAsync(begin, readOnly, cancellationToken).ConfigureAwait(false);
+        long live = await CheckAsync(records, cancellationToken).ConfigureAwait(false);
         return (long)((readOnly - begin) * new LiveBytesSample(sampled, live).LiveFraction) + (tail - readOnly);
     }
 
     /// <summary>Samples [<paramref name="fromAddress"/>, <paramref name="untilAddress"/>): how much of it is live.</summary>
     /// <param name="fromAddress">The log's begin address, or a page boundary above it: an address sure to start a record.</param>
     /// <param name="untilAddress">At most the safe-read-only address: records above it may still be being written.</param>
+    /// <param name="cancellationToken">Ends the sample as it ends an estimate (<see cref="EstimateAsync"/>).</param>
     /// <exception cref="StoreFaultedException">The store's disk failed while records were read.</exception>
-    public async Task<LiveBytesSample> SampleAsync(long fromAddress, long untilAddress)
+    public async Task<LiveBytesSample> SampleAsync(long fromAddress, long untilAddress, CancellationToken cancellationToken = default)
     {
-        (long sampled, List<SampledRecord> records) = await ScanAsync(fromAddress, untilAddress).ConfigureAwait(false);
-        return new LiveBytesSample(sampled, await CheckAsync(records).ConfigureAwait(false));
+        (long sampled, List<SampledRecord> records) = await ScanAsync(fromAddress, untilAddress, cancellationToken).ConfigureAwait(false);
+        return new LiveBytesSample(sampled, await CheckAsync(records, cancellationToken).ConfigureAwait(false));
     }
 
     /// <summary>Reads the windows of the stretch; returns the bytes they covered and the records in them that are not deletes.</summary>
-    private async Task<(long Sampled, List<SampledRecord> Records)> ScanAsync(long fromAddress, long untilAddress)
+    private async Task<(long Sampled, List<SampledRecord> Records)> ScanAsync(long fromAddress, long untilAddress, CancellationToken cancellationToken)
     {
         _fault.ThrowIfFaulted();
         if (untilAddress <= fromAddress)
@@ -116,16 +121,18 @@ internal sealed class LiveBytesEstimator
         var windows = new List<SampledWindow>();
         foreach (long start in WindowStarts(fromAddress, untilAddress, disk is null ? WindowsFor(_pageSizeBits) : MaxWindows))
         {
+            cancellationToken.ThrowIfCancellationRequested();
+
             // Records never cross a page, and the head address is a page's start: a window lies wholly on the disk or in memory.
             long end = Math.Min(untilAddress, (start | _pageMask) + 1);
             windows.Add(disk is not null && end <= _store.Log.HeadAddress
-                ? await disk.ReadAsync(start, end, RecordsPerWindow).ConfigureAwait(false)
+                ? await disk.ReadAsync(start, end, RecordsPerWindow, cancellationToken).ConfigureAwait(false)
 
                 // A scan blocks its thread while it loads a page from the disk (a caller's FasterKV, or a page that left
                 // memory since the check above): on the pool, one window after the other (more at once, on a small
                 // machine, starve the pool, and every operation of the store waits for it to grow), and given up once the
                 // disk has failed.
-                : await _fault.WaitUnlessFaultedAsync(Task.Run(() => Scan(start, end))).ConfigureAwait(false));
+                : await _fault.WaitUnlessFaultedAsync(Task.Run(() => Scan(start, end), cancellationToken)).ConfigureAwait(false));
         }
 
         return (windows.Sum(window => window.Bytes), windows.SelectMany(window => window.Records).ToList());
@@ -170,13 +177,13 @@ internal sealed class LiveBytesEstimator
     }
 
     /// <summary>Checks the records, <see cref="Checkers"/> at once; returns the bytes of those still their key's latest.</summary>
-    private async Task<long> CheckAsync(List<SampledRecord> records)
+    private async Task<long> CheckAsync(List<SampledRecord> records, CancellationToken cancellationToken)
     {
         var next = new StrongBox<int>(-1);
         var checkers = new Task<long>[Math.Min(Checkers, records.Count)];
         for (int i = 0; i < checkers.Length; i++)
         {
-            checkers[i] = CheckSomeAsync(records, next);
+            checkers[i] = CheckSomeAsync(records, next, cancellationToken);
         }
 
         return (await Task.WhenAll(checkers).ConfigureAwait(false)).Sum();
@@ -188,7 +195,7 @@ internal sealed class LiveBytesEstimator
     /// (<see cref="LiveRecordCopier"/>): FASTER's dispose waits for the session's reads in flight, so it would block this
     /// thread for good, and the compaction pass waiting for the estimate, which may hold every writer back, with it.
     /// </remarks>
-    private async Task<long> CheckSomeAsync(List<SampledRecord> records, StrongBox<int> next)
+    private async Task<long> CheckSomeAsync(List<SampledRecord> records, StrongBox<int> next, CancellationToken cancellationToken)
     {
         StoreSession session = _newSession();
         bool abandoned = false;
@@ -197,6 +204,7 @@ internal sealed class LiveBytesEstimator
         {
             for (int i = Interlocked.Increment(ref next.Value); i < records.Count; i = Interlocked.Increment(ref next.Value))
             {
+                cancellationToken.ThrowIfCancellationRequested();
                 SampledRecord record = records[i];
                 if (await RecordLocation.OfLatestAsync(session, record.Key, _fault).ConfigureAwait(false) == record.Location)
                 {

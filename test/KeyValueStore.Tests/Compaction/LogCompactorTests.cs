@@ -414,7 +414,7 @@ public class LogCompactorTests
             new CompactionThresholdPolicy(minimumThresholdBytes: 1),
             new RecordingLogger(),
             store.CopyLiveRecordsAsync,
-            estimate: () => Task.FromException<long>(new IOException("injected estimate failure")));
+            estimate: _ => Task.FromException<long>(new IOException("injected estimate failure")));
 
         var failure = await Assert.ThrowsAsync<CompactionFailedException>(() => compactor.RunScheduledStepAsync());
 
@@ -422,6 +422,46 @@ public class LogCompactorTests
         Assert.Equal(0, compactor.Statistics.Passes);
         Assert.Equal(begin, store.FasterKV.Log.BeginAddress);
         await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
+    /// <summary>
+    /// A step's live estimates, the fresh one before a pass that would compact blind (1) and the one after the pass (2),
+    /// take the step's token: the store's disposal cancels it and must not wait for an estimate under way, which reads
+    /// the disk. They once took no token.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public async Task AStepsLiveEstimate_EndsWhenTheStepIsCancelled(int waitingEstimate)
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        using var cancel = new CancellationTokenSource();
+        int estimates = 0;
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            new CompactionThresholdPolicy(minimumThresholdBytes: 1),
+            new RecordingLogger(),
+            store.CopyLiveRecordsAsync,
+            estimate: async token =>
+            {
+                // An estimate of one byte leaves the threshold under the log, so the pass runs after the first.
+                if (Interlocked.Increment(ref estimates) < waitingEstimate)
+                {
+                    return 1;
+                }
+
+                // A minute, not for good: a step that ignored its token would otherwise hold the compactor's disposal for good.
+                await Task.Delay(TimeSpan.FromMinutes(1), token);
+                return 1;
+            });
+        await WritePatternedKeysAsync(store, 2_000);
+
+        Task step = compactor.RunScheduledStepAsync(cancel.Token);
+        await Eventually.TrueAsync(() => Volatile.Read(ref estimates) == waitingEstimate, () => $"{estimates} estimates taken, waiting for estimate {waitingEstimate}");
+        cancel.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => step.WaitAsync(TimeSpan.FromSeconds(30)));
     }
 
     /// <summary>
@@ -443,7 +483,7 @@ public class LogCompactorTests
             new CompactionThresholdPolicy(minimumThresholdBytes: 1),
             logger,
             store.CopyLiveRecordsAsync,
-            estimate: () => Task.FromResult(samples.Dequeue()));
+            estimate: _ => Task.FromResult(samples.Dequeue()));
 
         for (int pass = 0; pass < 4; pass++)
         {
@@ -693,7 +733,7 @@ public class LogCompactorTests
             policy,
             new RecordingLogger(),
             store.CopyLiveRecordsAsync,
-            estimate: async () =>
+            estimate: async _ =>
             {
                 Assert.False(store.Writes.IsClosed);
 
@@ -1296,7 +1336,7 @@ public class LogCompactorTests
                 slices.Add(new SliceSeen(fromAddress, writersHeld, write.IsCompletedSuccessfully));
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, copyWorkers, passUntilAddress);
             },
-            estimate: estimateWith is null ? null : () => estimateWith(store));
+            estimate: estimateWith is null ? null : _ => estimateWith(store));
 
         CompactionResult result = await compactor.CompactNowAsync();
 

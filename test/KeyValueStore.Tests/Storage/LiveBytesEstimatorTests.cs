@@ -90,6 +90,30 @@ public class LiveBytesEstimatorTests
         Assert.True(estimated <= 2 * liveBytes, $"estimated {estimated} live bytes for a log of {liveBytes} bytes, all live when the estimate began, while writers appended {appended}");
     }
 
+    /// <summary>An estimate waiting for the disk ends when its token is cancelled, though the disk still holds its read.</summary>
+    [Fact]
+    public async Task AnEstimateWaitingForTheDisk_EndsWhenCancelled()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out FaultInjectingDevice segments);
+        await WriteEveryKeyAsync(store);
+        using var cancel = new System.Threading.CancellationTokenSource();
+
+        segments.HoldReads();
+        try
+        {
+            Task<long> estimate = store.LiveBytes.EstimateAsync(cancel.Token);
+            Assert.True(await WaitUntilAsync(() => segments.HeldReads > 0), "the estimate never read the disk");
+            cancel.Cancel();
+
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => estimate.WaitAsync(TimeSpan.FromSeconds(30)));
+        }
+        finally
+        {
+            segments.ReleaseReads();
+        }
+    }
+
     /// <summary>An estimate that reads the disk as it fails ends with the store's typed fault, as its contract says.</summary>
     [Fact]
     public async Task AnEstimateWhoseReadsFail_ThrowsStoreFaulted()
