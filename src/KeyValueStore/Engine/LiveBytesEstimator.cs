@@ -84,8 +84,9 @@ internal sealed class LiveBytesEstimator
 
     /// <inheritdoc cref="EstimateLiveBytes"/>
     /// <remarks>
-    /// A cancellation ends the estimate between windows, at a window's read of the disk, and between records' checks: a
-    /// check under way finishes first, as its session cannot be given back while FASTER reads for it.
+    /// A cancellation ends the estimate between windows, at a window's read of the device, and between records' checks:
+    /// a check under way finishes first, as its session cannot be given back while FASTER reads for it, and so does a
+    /// window FASTER's scan reads (in memory, or a caller's FasterKV), as its iterator must be disposed by its thread.
     /// </remarks>
     public async Task<long> EstimateAsync(CancellationToken cancellationToken = default)
     {
@@ -117,16 +118,17 @@ internal sealed class LiveBytesEstimator
             return (0, []);
         }
 
-        DiskWindowReader? disk = _device is null ? null : new DiskWindowReader(_device, _fault, _pageSizeBits);
+        // Made at the first window on the disk: a log wholly in memory needs no buffer.
+        DiskWindowReader? disk = null;
         var windows = new List<SampledWindow>();
-        foreach (long start in WindowStarts(fromAddress, untilAddress, disk is null ? WindowsFor(_pageSizeBits) : MaxWindows))
+        foreach (long start in WindowStarts(fromAddress, untilAddress, _device is null ? WindowsFor(_pageSizeBits) : MaxWindows))
         {
             cancellationToken.ThrowIfCancellationRequested();
 
             // Records never cross a page, and the head address is a page's start: a window lies wholly on the disk or in memory.
             long end = Math.Min(untilAddress, (start | _pageMask) + 1);
-            windows.Add(disk is not null && end <= _store.Log.HeadAddress
-                ? await disk.ReadAsync(start, end, RecordsPerWindow, cancellationToken).ConfigureAwait(false)
+            windows.Add(_device is not null && end <= _store.Log.HeadAddress
+                ? await (disk ??= new DiskWindowReader(_device, _fault, _pageSizeBits)).ReadAsync(start, end, RecordsPerWindow, cancellationToken).ConfigureAwait(false)
 
                 // A scan blocks its thread while it loads a page from the disk (a caller's FasterKV, or a page that left
                 // memory since the check above): on the pool, one window after the other (more at once, on a small

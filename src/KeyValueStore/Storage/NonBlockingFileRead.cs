@@ -18,10 +18,6 @@ internal static partial class NonBlockingFileRead
     /// <summary>Gets whether this platform may have the call at all: 64-bit Linux.</summary>
     public static bool MayBeSupported { get; } = OperatingSystem.IsLinux() && Environment.Is64BitProcess;
 
-    /// <summary>Reads <paramref name="length"/> bytes at <paramref name="offset"/> of the file <paramref name="descriptor"/> into <paramref name="destination"/>, if the page cache holds all of them.</summary>
-    public static NonBlockingReadResult TryRead(nint descriptor, IntPtr destination, uint length, long offset) =>
-        TryReadAtLeast(descriptor, destination, length, length, offset, out _);
-
     /// <summary>
     /// Reads up to <paramref name="length"/> bytes at <paramref name="offset"/> of the file <paramref name="descriptor"/>
     /// into <paramref name="destination"/>, as many as the page cache holds from there on; <see cref="NonBlockingReadResult.Read"/>

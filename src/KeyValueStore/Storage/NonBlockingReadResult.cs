@@ -1,6 +1,6 @@
 namespace KeyValueStore.Storage;
 
-/// <summary>What <see cref="NonBlockingFileRead.TryRead"/> did.</summary>
+/// <summary>What <see cref="NonBlockingFileRead.TryReadAtLeast"/> did.</summary>
 internal enum NonBlockingReadResult
 {
     /// <summary>Every byte was read from the page cache.</summary>

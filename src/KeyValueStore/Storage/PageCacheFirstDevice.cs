@@ -35,7 +35,7 @@ namespace KeyValueStore.Storage;
 /// <para>
 /// FASTER reads a record longer than a sector twice, the second time from inside the first read's completion
 /// (<see cref="RecordReadAhead"/>). Once such a second read has been seen, every record's read takes as many bytes past
-/// its request as the longest second read needed (up to <see cref="RecordReadAhead.Capacity"/> in all), and the
+/// its request as the longest second read lately needed (up to <see cref="RecordReadAhead.Capacity"/> in all), and the
 /// second read is copied from them. A small record needs a second read too when it crosses a sector boundary, so a
 /// store of 64-byte values learns to read 512 bytes ahead (its reads measured unchanged). What is learnt lasts a period
 /// of <see cref="ReadsPerPeriod"/> reads on a thread: at its end the device reads as far ahead as the period's second
@@ -71,7 +71,7 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
     /// <summary>Gets how many reads were copied from bytes an earlier read of the same record took past its request (<see cref="RecordReadAhead"/>).</summary>
     public long ReadsAnsweredAhead => _readsAnsweredAhead.Sum();
 
-    /// <summary>Gets how many bytes past its request a record's read takes now: the most a second read of a record needed, 0 before one was seen.</summary>
+    /// <summary>Gets how many bytes past its request a record's read takes now: the most a second read of a record needed in the latest period (or since, when more), 0 before one was seen.</summary>
     public int ReadAheadBytes => Volatile.Read(ref _readAheadBytes);
 
     /// <summary>Gets how many reads went to the device under this one: not cached, too large, or the call not offered here.</summary>
@@ -157,8 +157,9 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
             Volatile.Write(ref _readAheadBytes, Interlocked.Exchange(ref _neededThisPeriod, 0));
         }
 
-        uint need = readAhead.NeedOf(this, segment, offset, length);
-        if (need > 0 && length <= RecordReadAhead.Capacity)
+        // A second read of a record that bytes read ahead could hold: what it needed counts, whether or not they did.
+        uint need = length <= RecordReadAhead.Capacity ? readAhead.NeedOf(this, segment, offset, length) : 0;
+        if (need > 0)
         {
             RaiseTo(ref _neededThisPeriod, need);
         }
@@ -170,8 +171,8 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
             return true;
         }
 
-        // A second read the bytes read ahead did not hold: later reads take what it needed more, up to the capacity.
-        if (need > 0 && length <= RecordReadAhead.Capacity)
+        // A second read the bytes read ahead did not hold: later reads take what it needed more.
+        if (need > 0)
         {
             RaiseTo(ref _readAheadBytes, need);
         }
