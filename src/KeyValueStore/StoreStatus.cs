@@ -6,7 +6,7 @@ namespace KeyValueStore;
 /// <param name="IsFaulted">Whether the store's disk failed: it refuses every write and read until it is reopened (<see cref="StoreFaultedException"/>).</param>
 /// <param name="Fault">What failed, when <paramref name="IsFaulted"/>; otherwise null.</param>
 /// <param name="LogBytes">The hybrid log from its begin address to its tail, in memory and on disk.</param>
-/// <param name="DiskBytes">The log's segment files, whole.</param>
+/// <param name="DiskBytes">The log's segment files, whole, and the emptied ones kept a while for reuse by new segments.</param>
 /// <param name="LiveBytes">The compactor's estimate of the live records' bytes (the median of its last five passes' samples, or the latest when it differs from that by more than a quarter); null until a compaction pass has made one.</param>
 /// <param name="BackPressure">The time compaction has held writers back since the store opened.</param>
 public sealed record StoreStatus(bool IsFaulted, string? Fault, long LogBytes, long DiskBytes, long? LiveBytes, TimeSpan BackPressure)

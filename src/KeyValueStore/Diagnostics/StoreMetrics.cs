@@ -41,7 +41,7 @@ internal sealed class StoreMetrics : IDisposable
         _commitWrites = _meter.CreateHistogram<long>("kvstore.commit.entries", "{entry}", "Write-ahead log entries each commit made durable (a write, or a piece of a batch).");
 
         _meter.CreateObservableUpDownCounter("kvstore.log.size", () => Observe(g => g.LogBytes()), "By", "Bytes of the hybrid log, from its begin address to its tail.");
-        _meter.CreateObservableUpDownCounter("kvstore.disk.usage", () => Observe(g => g.DiskBytes()), "By", "Bytes of the log's segment files on disk.");
+        _meter.CreateObservableUpDownCounter("kvstore.disk.usage", () => Observe(g => g.DiskBytes()), "By", "Bytes of the log's segment files on disk, with the emptied ones kept for reuse.");
         _meter.CreateObservableGauge("kvstore.live.size", () => ObserveIfKnown(g => g.LiveBytes()), "By", "The compactor's estimate of the live records' bytes: the median of its last five passes' samples.");
         _meter.CreateObservableCounter("kvstore.compactions", () => Observe(g => g.Compactions()), "{compaction}", "Compaction passes run.");
         _meter.CreateObservableCounter("kvstore.compaction.reclaimed", () => Observe(g => g.DiskBytesFreed()), "By", "Disk bytes compaction gave back.");

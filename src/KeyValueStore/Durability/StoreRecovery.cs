@@ -76,9 +76,10 @@ internal static class StoreRecovery
 
         FasterKV<SpanByte, SpanByte>? store = null;
         TruncationSafeDevice? device = null;
+        SegmentRecyclingDevice? spares = null;
         try
         {
-            (store, device, CheckpointDeviceFactory? checkpointFiles) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault);
+            (store, device, CheckpointDeviceFactory? checkpointFiles, spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault, timeProvider);
             IndexCheckpointRecord? index = null;
             if (point is not null)
             {
@@ -97,7 +98,7 @@ internal static class StoreRecovery
                 checkpointFiles!.DeleteReplacedCheckpoints();
             }
 
-            return new RecoveredLog(store, device, checkpointFiles!, index, writeAheadLog, walSite, replayFrom);
+            return new RecoveredLog(store, device, spares, checkpointFiles!, index, writeAheadLog, walSite, replayFrom);
         }
         catch (Exception e)
         {

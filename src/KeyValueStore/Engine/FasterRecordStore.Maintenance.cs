@@ -36,9 +36,10 @@ internal sealed partial class FasterRecordStore
         Compactor.LiveBytesEstimate,
         Compactor.Statistics.BackPressure);
 
-    /// <summary>The segment files the log spans, whole: they are preallocated.</summary>
+    /// <summary>The segment files the log spans, whole (they are preallocated), and the emptied ones kept for reuse.</summary>
     private long DiskBytes() =>
-        (((FasterKV.Log.TailAddress - 1) >> _segmentSizeBits) - (FasterKV.Log.BeginAddress >> _segmentSizeBits) + 1) << _segmentSizeBits;
+        ((((FasterKV.Log.TailAddress - 1) >> _segmentSizeBits) - (FasterKV.Log.BeginAddress >> _segmentSizeBits) + 1) << _segmentSizeBits)
+        + (_log.Spares?.SpareBytes ?? 0);
 
     /// <summary>Lets <see cref="Metrics"/> observe the open store: its log and files, compaction, sessions and durable flushes.</summary>
     internal void StartMetrics()

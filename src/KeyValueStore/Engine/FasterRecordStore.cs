@@ -88,6 +88,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes, _dropRule);
         _liveBytes = new LiveBytesEstimator(FasterKV, log.Device, NewSession, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
+
+        // Spare segment files beyond what the log grows into before its next pass would only hold disk.
+        log.Spares?.KeepSparesWithin(() => Compactor.ThresholdBytes - Compactor.LogBytes);
     }
 
     public FasterKV<SpanByte, SpanByte> FasterKV { get; }
@@ -106,6 +109,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
 
     /// <summary>Gets the layout of the files this store owns, or null when it runs on a caller's FasterKV.</summary>
     public LogFileLayout? Layout => _log.Layout;
+
+    /// <summary>Gets the device keeping the log's emptied segment files for reuse; null on a caller's FasterKV.</summary>
+    public SegmentRecyclingDevice? Spares => _log.Spares;
 
     /// <summary>Gets the store's instruments: the typed store records its operations there.</summary>
     public StoreMetrics Metrics { get; }

@@ -84,7 +84,7 @@ internal static class StoreOpener
                 fault.ThrowIfFaulted();
                 RecoveredLog parts = recovered;
                 engine = Assemble(
-                    new OpenedLog(parts.Store, fault, parts.Device, layout, fileLock),
+                    new OpenedLog(parts.Store, fault, parts.Device, layout, fileLock, parts.Spares),
                     settings,
                     logger,
                     timeProvider,
@@ -93,8 +93,8 @@ internal static class StoreOpener
             else
             {
                 EnsureNoDurableStoreIn(layout);
-                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault);
-                engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock), settings, logger, timeProvider, (_, _, _) => new NoJournal(fasterKV));
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _, SegmentRecyclingDevice spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault, timeProvider);
+                engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock, spares), settings, logger, timeProvider, (_, _, _) => new NoJournal(fasterKV));
             }
 
             await engine.Journal.RecoverAsync(engine.ApplyRecoveredAsync).ConfigureAwait(false);

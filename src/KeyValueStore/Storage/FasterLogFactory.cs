@@ -1,3 +1,4 @@
+using System;
 using FASTER.core;
 
 namespace KeyValueStore.Storage;
@@ -18,16 +19,21 @@ internal static class FasterLogFactory
     /// learns which segments exist, so truncation and recovery know where the log starts.
     /// </param>
     /// <param name="fault">Receives the first failed write or read of the segment files or the checkpoint files.</param>
-    /// <returns>The store, its device, and for a durable store the factory of its checkpoint files.</returns>
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles) Create(
-        StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault)
+    /// <param name="timeProvider">Times how long emptied segment files are kept for reuse.</param>
+    /// <returns>The store, its device, for a durable store the factory of its checkpoint files, and the device keeping emptied segment files for reuse.</returns>
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles, SegmentRecyclingDevice Spares) Create(
+        StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault, TimeProvider timeProvider)
     {
-        // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages. A record's read
+        // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages, and a new segment
+        // takes an emptied one's file when there is one (SegmentRecyclingDevice). A record's read
         // the page cache can answer is answered at once (PageCacheFirstDevice). Page writes leave FASTER's epoch before
         // any work is done on them (OffEpochWriteDevice). The outer wrapper keeps disposal from racing FASTER's background
         // truncation (see TruncationSafeDevice).
-        IDevice segments = new PageCacheFirstDevice(
-            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments));
+        var spares = new SegmentRecyclingDevice(
+            Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: settings.DeleteLogOnClose, recoverDevice: reopenExistingSegments),
+            layout,
+            timeProvider);
+        IDevice segments = new PageCacheFirstDevice(spares);
         IDevice reporting = new FaultReportingDevice(settings.WrapDevice?.Invoke(segments, DeviceRole.HybridLog) ?? segments, fault, SegmentFiles);
 
         // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.
@@ -47,7 +53,7 @@ internal static class FasterLogFactory
 
             if (!settings.IsDurable)
             {
-                return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device, null);
+                return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device, null, spares);
             }
 
             var checkpointFiles = new CheckpointDeviceFactory(
@@ -63,7 +69,7 @@ internal static class FasterLogFactory
             var checkpointManager = new ChecksumPersistingCheckpointManager(
                 checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), checksums!, fault);
             var checkpointSettings = new CheckpointSettings { CheckpointManager = checkpointManager };
-            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles);
+            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles, spares);
         }
         catch
         {

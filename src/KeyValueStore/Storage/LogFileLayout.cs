@@ -29,6 +29,7 @@ internal sealed class LogFileLayout
         CheckpointDirectory = Path.Combine(directory, prefix + ".checkpoints");
         WriteAheadLogDirectory = Path.Combine(directory, prefix + ".wal");
         SectorChecksumBasePath = Path.Combine(directory, prefix + ".sums");
+        SpareSegmentBasePath = Path.Combine(directory, prefix + ".spare");
     }
 
     public string Directory { get; }
@@ -55,6 +56,15 @@ internal sealed class LogFileLayout
 
     /// <summary>Gets the path the checksum files of a durable store's segments append <c>.&lt;segment&gt;</c> to (<see cref="SectorChecksums"/>).</summary>
     public string SectorChecksumBasePath { get; }
+
+    /// <summary>
+    /// Gets the path emptied segment files kept for reuse append <c>.&lt;n&gt;</c> to (<see cref="SegmentRecyclingDevice"/>).
+    /// Not under <see cref="LogBasePath"/>: FASTER takes every file whose name starts with it for a segment.
+    /// </summary>
+    public string SpareSegmentBasePath { get; }
+
+    /// <summary>Gets the path of spare segment file <paramref name="number"/>.</summary>
+    public string SpareSegmentPath(long number) => $"{SpareSegmentBasePath}.{number.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
 
     /// <summary>Gets the path of the file holding the sector checksums of segment <paramref name="segment"/>.</summary>
     public string SectorChecksumPath(long segment) => $"{SectorChecksumBasePath}.{segment.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
@@ -100,6 +110,9 @@ internal sealed class LogFileLayout
 
     /// <summary>Lists the sector checksum files that exist now, in segment order.</summary>
     public IReadOnlyList<LogSegmentFile> SectorChecksumFiles() => Numbered(SectorChecksumBasePath);
+
+    /// <summary>Lists the spare segment files that exist now (<see cref="SpareSegmentBasePath"/>).</summary>
+    public IReadOnlyList<LogSegmentFile> SpareSegments() => Numbered(SpareSegmentBasePath);
 
     private List<LogSegmentFile> Numbered(string basePath)
     {

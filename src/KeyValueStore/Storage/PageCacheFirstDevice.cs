@@ -43,7 +43,7 @@ namespace KeyValueStore.Storage;
 /// A long record after that is read twice once more, and learnt again.
 /// </para>
 /// </remarks>
-internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDevice(inner)
+internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : TruncationPreparingDevice(inner)
 {
     /// <summary>The largest read answered at once: a record's read; a scan reads whole pages.</summary>
     public const uint LargestReadNow = 64 * 1024;
@@ -93,42 +93,6 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
         {
             Inner.ReadAsync(segmentId, sourceAddress, destinationAddress, readLength, callback, context);
         }
-    }
-
-    public override void RemoveSegment(int segment)
-    {
-        Close(segment);
-        Inner.RemoveSegment(segment);
-    }
-
-    public override void RemoveSegmentAsync(int segment, AsyncCallback callback, IAsyncResult result)
-    {
-        Close(segment);
-        Inner.RemoveSegmentAsync(segment, callback, result);
-    }
-
-    public override void TruncateUntilSegment(int toSegment)
-    {
-        CloseBelow(toSegment);
-        Inner.TruncateUntilSegment(toSegment);
-    }
-
-    public override void TruncateUntilSegmentAsync(int toSegment, AsyncCallback callback, IAsyncResult result)
-    {
-        CloseBelow(toSegment);
-        Inner.TruncateUntilSegmentAsync(toSegment, callback, result);
-    }
-
-    public override void TruncateUntilAddress(long toAddress)
-    {
-        CloseBelow(SegmentOf(toAddress));
-        Inner.TruncateUntilAddress(toAddress);
-    }
-
-    public override void TruncateUntilAddressAsync(long toAddress, AsyncCallback callback, IAsyncResult result)
-    {
-        CloseBelow(SegmentOf(toAddress));
-        Inner.TruncateUntilAddressAsync(toAddress, callback, result);
     }
 
     public override void Dispose()
@@ -307,7 +271,9 @@ internal sealed unsafe class PageCacheFirstDevice(IDevice inner) : DelegatingDev
         return opened;
     }
 
-    private int SegmentOf(long address) => SegmentSize > 0 ? (int)(address / SegmentSize) : 0;
+    protected override void PrepareToRemove(int segment) => Close(segment);
+
+    protected override void PrepareToTruncateBelow(int toSegment) => CloseBelow(toSegment);
 
     private void Close(int segment)
     {
