@@ -17,8 +17,8 @@ namespace KeyValueStore.Storage;
 /// system, allocate the file's blocks; writing it over a file whose pages are still cached does neither. A compacted
 /// log gives its oldest segments back while its tail goes on into new ones, so each segment released is a file the
 /// tail will soon need: on the 2-core VM the project measures on, whose free memory is handed back to the host, a 2 MB
-/// page written into a new file took 5 ms of CPU, over cached pages 0.12 ms, and the page writes beside a compaction pass
-/// were what writers waited for (docs/benchmarks.md, "Emptied segment files written again").
+/// page written into a new file took 5 ms of CPU, over cached pages 0.12 ms, and such a write held a core at each stall
+/// of the writers beside a compaction pass (docs/benchmarks.md, "Emptied segment files written again").
 /// </para>
 /// <para>
 /// Spares only ever hold segments the log held a moment before, and no more of them are kept than the log will grow
