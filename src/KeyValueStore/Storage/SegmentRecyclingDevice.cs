@@ -22,8 +22,9 @@ namespace KeyValueStore.Storage;
 /// </para>
 /// <para>
 /// Spares only ever hold segments the log held a moment before, and no more of them are kept than the log will grow
-/// into before it is compacted again (<see cref="KeepSparesWithin"/>: the compaction threshold less the log), so the
-/// files on disk stay within what the log itself reaches. They are counted as the store's disk use
+/// into before it is compacted again (<see cref="KeepSparesWithin"/>: the compaction threshold less the log), but
+/// always one: a log over its threshold goes on growing while compaction catches up, and takes it at its next segment.
+/// So the files on disk stay within what the log itself reaches. They are counted as the store's disk use
 /// (<see cref="SpareBytes"/>) until taken or deleted, and a store that stops writing is back to its log's files within
 /// two lifetimes. They are named apart from the segments
 /// (<see cref="LogFileLayout.SpareSegmentBasePath"/>), so neither FASTER's nor the store's listing of segments sees them,
@@ -81,8 +82,8 @@ internal sealed class SegmentRecyclingDevice : TruncationPreparingDevice
     }
 
     /// <summary>
-    /// Keeps no more spares than <paramref name="roomBytes"/> says the log will grow into before it is compacted again;
-    /// asked at each segment a truncation empties. Until called, every emptied segment is kept.
+    /// Keeps no more spares than <paramref name="roomBytes"/> says the log will grow into before it is compacted again,
+    /// but at least one; asked at each segment a truncation empties. Until called, every emptied segment is kept.
     /// </summary>
     public void KeepSparesWithin(Func<long> roomBytes) => _room = roomBytes;
 
@@ -183,7 +184,7 @@ internal sealed class SegmentRecyclingDevice : TruncationPreparingDevice
             }
 
             string path = _layout.SegmentPath(segment);
-            if (!File.Exists(path) || (_spares.Count + 1) * SegmentSize > _room())
+            if (!File.Exists(path) || (_spares.Count > 0 && (_spares.Count + 1) * SegmentSize > _room()))
             {
                 return;
             }

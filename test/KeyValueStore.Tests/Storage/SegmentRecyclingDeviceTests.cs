@@ -74,6 +74,31 @@ public class SegmentRecyclingDeviceTests
         Assert.True(File.Exists(layout.SegmentPath(2)));
     }
 
+    [Theory]
+    [InlineData(-5 * SegmentSize, 1)]
+    [InlineData(0, 1)]
+    [InlineData(2 * SegmentSize, 2)]
+    [InlineData(10 * SegmentSize, 4)]
+    public void SparesKept_AreAsManyAsTheLogHasRoomFor_ButAtLeastOne(long roomBytes, int kept)
+    {
+        using var temp = new TempDirectory();
+        var layout = new LogFileLayout(temp.Path, "t");
+        var epoch = new LightEpoch();
+        using var epochDisposal = Disposal.Of(epoch.Dispose);
+        using SegmentRecyclingDevice device = Open(layout, new ManualTimeProvider(), epoch);
+        device.KeepSparesWithin(() => roomBytes);
+        for (int segment = 0; segment < 5; segment++)
+        {
+            DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: segment), segment * SegmentSize);
+        }
+
+        device.TruncateUntilSegment(4);
+
+        Assert.Equal(kept, layout.SpareSegments().Count);
+        Assert.Equal(kept * SegmentSize, device.SpareBytes);
+        Assert.Equal([4], layout.Segments().Select(segment => segment.Number));
+    }
+
     [Fact]
     public void SparesAreDeletedOnDispose_AndThoseACrashLeftWhenTheNextDeviceIsMade()
     {
