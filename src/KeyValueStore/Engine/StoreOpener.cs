@@ -152,6 +152,7 @@ internal static class StoreOpener
     /// </summary>
     private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, StoreMetrics metrics, TimeProvider timeProvider, ILogger logger)
     {
+        IndexCheckpointWarmUp.RunOnce(layout.Directory);
         var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
         if (settings.Durability != DurabilityMode.Commit)
         {
