@@ -16,11 +16,8 @@ public class SegmentRecyclingDeviceTests
     [Fact]
     public void ASegmentTruncationEmptied_IsTheNextNewSegmentsFile_AndReadsBackWhatIsWrittenThere()
     {
-        using var temp = new TempDirectory();
-        var layout = new LogFileLayout(temp.Path, "t");
-        var epoch = new LightEpoch();
-        using var epochDisposal = Disposal.Of(epoch.Dispose);
-        using SegmentRecyclingDevice device = Open(layout, new ManualTimeProvider(), epoch);
+        using var files = new DeviceOverFiles();
+        (LogFileLayout layout, SegmentRecyclingDevice device) = (files.Layout, files.Device);
         byte[] first = DeviceIo.Pattern(8192, seed: 1);
         DeviceIo.Write(device, first, 0);
         DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 2), SegmentSize);
@@ -50,12 +47,8 @@ public class SegmentRecyclingDeviceTests
     [Fact]
     public void ASpareNotTakenWithinItsLifetime_IsDeleted()
     {
-        using var temp = new TempDirectory();
-        var layout = new LogFileLayout(temp.Path, "t");
-        var epoch = new LightEpoch();
-        using var epochDisposal = Disposal.Of(epoch.Dispose);
-        var time = new ManualTimeProvider();
-        using SegmentRecyclingDevice device = Open(layout, time, epoch);
+        using var files = new DeviceOverFiles();
+        (LogFileLayout layout, SegmentRecyclingDevice device, ManualTimeProvider time) = (files.Layout, files.Device, files.Time);
         DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 1), 0);
         DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 2), SegmentSize);
         device.TruncateUntilSegment(1);
@@ -81,11 +74,8 @@ public class SegmentRecyclingDeviceTests
     [InlineData(10 * SegmentSize, 4)]
     public void SparesKept_AreAsManyAsTheLogHasRoomFor_ButAtLeastOne(long roomBytes, int kept)
     {
-        using var temp = new TempDirectory();
-        var layout = new LogFileLayout(temp.Path, "t");
-        var epoch = new LightEpoch();
-        using var epochDisposal = Disposal.Of(epoch.Dispose);
-        using SegmentRecyclingDevice device = Open(layout, new ManualTimeProvider(), epoch);
+        using var files = new DeviceOverFiles();
+        (LogFileLayout layout, SegmentRecyclingDevice device) = (files.Layout, files.Device);
         device.KeepSparesWithin(() => roomBytes);
         for (int segment = 0; segment < 5; segment++)
         {
@@ -102,32 +92,26 @@ public class SegmentRecyclingDeviceTests
     [Fact]
     public void SparesAreDeletedOnDispose_AndThoseACrashLeftWhenTheNextDeviceIsMade()
     {
-        using var temp = new TempDirectory();
-        var layout = new LogFileLayout(temp.Path, "t");
-        var epoch = new LightEpoch();
-        using var epochDisposal = Disposal.Of(epoch.Dispose);
-        SegmentRecyclingDevice device = Open(layout, new ManualTimeProvider(), epoch);
-        DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 1), 0);
-        DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 2), SegmentSize);
-        device.TruncateUntilSegment(1);
+        using var files = new DeviceOverFiles();
+        LogFileLayout layout = files.Layout;
+        DeviceIo.Write(files.Device, DeviceIo.Pattern(4096, seed: 1), 0);
+        DeviceIo.Write(files.Device, DeviceIo.Pattern(4096, seed: 2), SegmentSize);
+        files.Device.TruncateUntilSegment(1);
         Assert.Single(layout.SpareSegments());
 
-        device.Dispose();
+        files.Device.Dispose();
         Assert.Empty(layout.SpareSegments());
 
         File.WriteAllBytes(layout.SpareSegmentPath(7), new byte[512]);
-        using SegmentRecyclingDevice next = Open(layout, new ManualTimeProvider(), epoch);
+        files.OpenDeviceAgain();
         Assert.Empty(layout.SpareSegments());
     }
 
     [Fact]
     public void ASegmentRemovedAndWrittenAgain_TakesASpare_AsARecoveredLogsTrimmedTailIs()
     {
-        using var temp = new TempDirectory();
-        var layout = new LogFileLayout(temp.Path, "t");
-        var epoch = new LightEpoch();
-        using var epochDisposal = Disposal.Of(epoch.Dispose);
-        using SegmentRecyclingDevice device = Open(layout, new ManualTimeProvider(), epoch);
+        using var files = new DeviceOverFiles();
+        (LogFileLayout layout, SegmentRecyclingDevice device) = (files.Layout, files.Device);
         DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 1), 0);
         DeviceIo.Write(device, DeviceIo.Pattern(4096, seed: 2), SegmentSize);
 
@@ -185,18 +169,41 @@ public class SegmentRecyclingDeviceTests
 
     private static byte[] Value(int key, int round) => System.Text.Encoding.UTF8.GetBytes($"{key}:{round}:" + new string((char)('a' + (key % 26)), 200));
 
-    private static SegmentRecyclingDevice Open(LogFileLayout layout, TimeProvider time, LightEpoch epoch)
+    /// <summary>A device over FASTER's file device in a temporary directory, with its epoch and a manual clock.</summary>
+    private sealed class DeviceOverFiles : IDisposable
     {
-        var device = new SegmentRecyclingDevice(Devices.CreateLogDevice(layout.LogBasePath, preallocateFile: true, deleteOnClose: true), layout, time);
+        private readonly TempDirectory _temp = new();
+
         // FASTER's device runs its truncations under an epoch.
-        device.Initialize(SegmentSize, epoch);
-        return device;
-    }
+        private readonly LightEpoch _epoch = new();
 
-    private sealed class Disposal(Action dispose) : IDisposable
-    {
-        public static Disposal Of(Action dispose) => new(dispose);
+        public DeviceOverFiles()
+        {
+            Layout = new LogFileLayout(_temp.Path, "t");
+            Device = NewDevice();
+        }
 
-        public void Dispose() => dispose();
+        public LogFileLayout Layout { get; }
+
+        public ManualTimeProvider Time { get; } = new();
+
+        public SegmentRecyclingDevice Device { get; private set; }
+
+        /// <summary>Makes a new device over the same files; the test has disposed the previous one.</summary>
+        public void OpenDeviceAgain() => Device = NewDevice();
+
+        public void Dispose()
+        {
+            Device.Dispose();
+            _epoch.Dispose();
+            _temp.Dispose();
+        }
+
+        private SegmentRecyclingDevice NewDevice()
+        {
+            var device = new SegmentRecyclingDevice(Devices.CreateLogDevice(Layout.LogBasePath, preallocateFile: true, deleteOnClose: true), Layout, Time);
+            device.Initialize(SegmentSize, _epoch);
+            return device;
+        }
     }
 }
