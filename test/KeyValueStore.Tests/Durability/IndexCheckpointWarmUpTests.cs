@@ -1,9 +1,6 @@
 using System.IO;
-using System.Threading.Tasks;
 using KeyValueStore.Durability;
-using KeyValueStore.Tests.Storage;
 using KeyValueStore.Tests.Support;
-using static KeyValueStore.Tests.Durability.DurableStores;
 
 namespace KeyValueStore.Tests.Durability;
 
@@ -27,18 +24,5 @@ public class IndexCheckpointWarmUpTests
         File.WriteAllBytes(notADirectory, [1]);
 
         Assert.False(IndexCheckpointWarmUp.Run(notADirectory));
-    }
-
-    [Theory]
-    [InlineData(DurabilityMode.Checkpoint)]
-    [InlineData(DurabilityMode.Commit)]
-    public async Task ADurableStoreOpened_LeavesNoWarmUpFolderInItsDirectory(DurabilityMode mode)
-    {
-        using var temp = new TempDirectory();
-        await using (var store = StoreFactory.Open(Options(temp.Path, mode)))
-        {
-            await store.UpsertAsync(Key(1), Value(1, 1));
-            Assert.Empty(Directory.EnumerateDirectories(temp.Path, ".index-checkpoint-warm-up.*"));
-        }
     }
 }
