@@ -54,6 +54,7 @@ internal sealed class SegmentRecyclingDevice : TruncationPreparingDevice
     // Oldest first. The newest is taken first: its pages are the likeliest to be cached still.
     private readonly List<Spare> _spares = [];
     private long _nextSpareNumber;
+    // _spares.Count, for SpareBytes to read without the lock.
     private int _spareCount;
     private long _segmentsReused;
     private bool _disposed;
@@ -157,14 +158,16 @@ internal sealed class SegmentRecyclingDevice : TruncationPreparingDevice
     {
         for (int segment = Inner.StartSegment; segment < toSegment; segment++)
         {
-            Keep(segment);
+            Keep(segment, writtenAgain: false);
         }
     }
 
-    protected override void PrepareToRemove(int segment) => Keep(segment);
+    // A segment removed alone may be written again under its number (a recovered log's tail past its checkpoint).
+    protected override void PrepareToRemove(int segment) => Keep(segment, writtenAgain: true);
 
-    // Renames a segment FASTER is about to delete into a spare; when that fails, FASTER deletes it as before.
-    private void Keep(int segment)
+    // Renames a segment FASTER is about to delete into a spare; when that fails, FASTER deletes it as before. A truncated
+    // segment lies below the begin address and is never written again; one that may be must look for a file again.
+    private void Keep(int segment, bool writtenAgain)
     {
         if (SegmentSize <= 0)
         {
@@ -178,9 +181,9 @@ internal sealed class SegmentRecyclingDevice : TruncationPreparingDevice
                 return;
             }
 
-            if (segment <= _highestWithFile)
+            if (writtenAgain && segment <= _highestWithFile)
             {
-                _highestWithFile = segment - 1;
+                Volatile.Write(ref _highestWithFile, segment - 1);
             }
 
             string path = _layout.SegmentPath(segment);
