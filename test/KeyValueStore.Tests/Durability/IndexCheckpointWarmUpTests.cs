@@ -17,6 +17,19 @@ public class IndexCheckpointWarmUpTests
     }
 
     [Fact]
+    public void AWarmUp_DeletesTheFolderOfOneAProcessDiedIn()
+    {
+        using var temp = new TempDirectory();
+        string leftOver = Path.Combine(temp.Path, ".index-checkpoint-warm-up.0123456789abcdef0123456789abcdef");
+        Directory.CreateDirectory(Path.Combine(leftOver, "checkpoints"));
+        File.WriteAllBytes(Path.Combine(leftOver, "log.0"), new byte[4096]);
+
+        Assert.True(IndexCheckpointWarmUp.Run(temp.Path));
+
+        Assert.Empty(Directory.EnumerateFileSystemEntries(temp.Path));
+    }
+
+    [Fact]
     public void AWarmUpThatCannotWrite_IsIgnored()
     {
         using var temp = new TempDirectory();

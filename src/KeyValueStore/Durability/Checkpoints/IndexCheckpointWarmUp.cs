@@ -20,6 +20,8 @@ namespace KeyValueStore.Durability;
 /// </remarks>
 internal static class IndexCheckpointWarmUp
 {
+    private const string FolderPrefix = ".index-checkpoint-warm-up.";
+
     private static int _done;
 
     /// <summary>Warms the index checkpoint's code in <paramref name="directory"/>, unless this process already did.</summary>
@@ -31,10 +33,15 @@ internal static class IndexCheckpointWarmUp
         }
     }
 
-    /// <summary>Takes one index checkpoint of a throwaway store in a new folder of <paramref name="directory"/>, then deletes the folder; returns whether it completed.</summary>
+    /// <summary>
+    /// Takes one index checkpoint of a throwaway store in a new folder of <paramref name="directory"/>, then deletes the
+    /// folder, and any an earlier warm-up left there (a process that died while it ran: the directory's lock, held by
+    /// the store opening, keeps every other process out); returns whether the checkpoint completed.
+    /// </summary>
     public static bool Run(string directory)
     {
-        string folder = Path.Combine(directory, $".index-checkpoint-warm-up.{Guid.NewGuid():N}");
+        DeleteLeftOvers(directory);
+        string folder = Path.Combine(directory, FolderPrefix + Guid.NewGuid().ToString("N"));
         try
         {
             using IDevice log = Devices.CreateLogDevice(Path.Combine(folder, "log"), deleteOnClose: true);
@@ -51,14 +58,34 @@ internal static class IndexCheckpointWarmUp
         }
         finally
         {
-            try
+            DeleteQuietly(folder);
+        }
+    }
+
+    private static void DeleteLeftOvers(string directory)
+    {
+        try
+        {
+            foreach (string leftOver in Directory.EnumerateDirectories(directory, FolderPrefix + "*"))
             {
-                Directory.Delete(folder, recursive: true);
+                DeleteQuietly(leftOver);
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                // A few kilobytes left in a hidden folder; nothing reads it.
-            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // Not listed: the next warm-up tries again.
+        }
+    }
+
+    private static void DeleteQuietly(string folder)
+    {
+        try
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // A few kilobytes left in a hidden folder; nothing reads it, and the next warm-up here deletes it.
         }
     }
 }
