@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics.Metrics;
 using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
@@ -66,6 +67,31 @@ internal static class StoreOpener
         return engine;
     }
 
+    /// <summary>
+    /// The settings of <see cref="CheckpointWarmUp"/>'s throwaway store in <paramref name="directory"/>: a few kilobytes
+    /// in Checkpoint mode, whose checkpoints are all index checkpoints too, taken only when asked; nothing compacts it,
+    /// and its instruments are on <paramref name="meters"/>'s meter.
+    /// </summary>
+    internal static StoreSettings ThrowawayCheckpointedStore(string directory, IMeterFactory meters) =>
+        new(
+            IndexNumBuckets: 1 << 10,
+            PageSizeBits: 16,
+            MemorySizeBits: 22,
+            SegmentSizeBits: 22,
+            LogDirectory: directory,
+            LogFileNamePrefix: "warm-up",
+            DeleteLogOnClose: false,
+            SessionPoolSize: 2,
+            TimeBetweenLogCompactions: null,
+            InitialLogCompactionThresholdBytes: 1 << 20,
+            Durability: DurabilityMode.Checkpoint,
+            CheckpointInterval: Timeout.InfiniteTimeSpan)
+        {
+            LogMutableFraction = 0.9,
+            MeterFactory = meters,
+            MinReplayBytesForIndexCheckpoint = 0,
+        };
+
     private static async Task<FasterRecordStore> OpenOwnedAsync(StoreSettings settings, ILogger logger, TimeProvider timeProvider, RecordFormat format)
     {
         var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
@@ -78,6 +104,7 @@ internal static class StoreOpener
         {
             if (settings.IsDurable)
             {
+                CheckpointWarmUp.StartOnce();
                 recovered = await StoreRecovery.OpenAsync(settings, layout, format, fault, logger, timeProvider).ConfigureAwait(false);
 
                 // A read failed during recovery: FASTER saw zeros where the bytes were, so what it recovered is not the store.
@@ -152,7 +179,6 @@ internal static class StoreOpener
     /// </summary>
     private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, StoreMetrics metrics, TimeProvider timeProvider, ILogger logger)
     {
-        IndexCheckpointWarmUp.RunOnce(layout.Directory);
         var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
         if (settings.Durability != DurabilityMode.Commit)
         {

@@ -1,0 +1,62 @@
+using System;
+using System.IO;
+using System.Threading.Tasks;
+using KeyValueStore.Engine;
+using KeyValueStore.Tests.Support;
+
+namespace KeyValueStore.Tests.Durability;
+
+public class CheckpointWarmUpTests
+{
+    [Fact]
+    public async Task AWarmUp_CheckpointsAThrowawayStore_AndLeavesNothingBehind()
+    {
+        using var temp = new TempDirectory();
+
+        Assert.True(await CheckpointWarmUp.RunAsync(temp.Path), "the throwaway store opened, took its checkpoints and closed");
+
+        Assert.Empty(Directory.EnumerateFileSystemEntries(temp.Path));
+    }
+
+    [Fact]
+    public async Task AWarmUp_DeletesTheFolderOfAProcessThatIsGone_AndKeepsThatOfOneRunning()
+    {
+        using var temp = new TempDirectory();
+
+        // Process ids are below 2^22 on Linux: this one cannot be running.
+        string gone = Path.Combine(temp.Path, "kvstore-checkpoint-warm-up.2000000000.0123456789abcdef0123456789abcdef");
+        string running = Path.Combine(temp.Path, $"kvstore-checkpoint-warm-up.{Environment.ProcessId}.0123456789abcdef0123456789abcdef");
+        foreach (string folder in new[] { gone, running })
+        {
+            Directory.CreateDirectory(Path.Combine(folder, "checkpoints"));
+            File.WriteAllBytes(Path.Combine(folder, "warm-up.log.0"), new byte[4096]);
+        }
+
+        Assert.True(await CheckpointWarmUp.RunAsync(temp.Path));
+
+        Assert.False(Directory.Exists(gone), "the folder of a process that is gone is deleted");
+        Assert.True(Directory.Exists(running), "a running process may still be warming up in its folder");
+    }
+
+    [Fact]
+    public async Task AWarmUpThatCannotWrite_IsIgnored()
+    {
+        using var temp = new TempDirectory();
+        string notADirectory = Path.Combine(temp.Path, "file");
+        File.WriteAllBytes(notADirectory, [1]);
+
+        Assert.False(await CheckpointWarmUp.RunAsync(notADirectory));
+    }
+
+    [Fact]
+    public async Task AWarmUpsStore_IsNotHeardOnTheStoresMeter()
+    {
+        using var temp = new TempDirectory();
+        using var meters = new StoreMeterRecorder();
+
+        Assert.True(await CheckpointWarmUp.RunAsync(temp.Path));
+
+        meters.RecordObservableInstruments();
+        Assert.Empty(meters.Of("warm-up", "kvstore.checkpoint.duration"));
+    }
+}
