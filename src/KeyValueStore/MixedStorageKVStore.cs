@@ -134,68 +134,126 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     }
 
     /// <inheritdoc/>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    public async ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
+    /// <remarks>
+    /// Not an async method: an upsert the engine completes at once (in memory, no wait) returns without an async state
+    /// machine, and only one that waits goes through <see cref="FinishUpsertAsync"/>. Errors still come back in the
+    /// returned task, never thrown from the call, as from an async method.
+    /// </remarks>
+    public ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
     {
-        ThrowIfDisposed();
-        long started = _engine.Metrics.StartOperation();
-        string outcome = Outcome.Error;
-        RentedBytes keyBytes = _keys.Encode(key);
+        RentedBytes keyBytes = default;
         RentedBytes valueBytes = default;
+        long started = 0;
+        bool encodedKey = false;
+        ValueTask upsert;
         try
         {
+            ThrowIfDisposed();
+            started = _engine.Metrics.StartOperation();
+            keyBytes = _keys.Encode(key);
+            encodedKey = true;
             valueBytes = EncodeValue(keyBytes.Length, value);
-            await _engine.UpsertAsync(keyBytes.Memory, valueBytes.Memory, cancellationToken).ConfigureAwait(false);
-            outcome = Outcome.Ok;
+            upsert = _engine.UpsertAsync(keyBytes.Memory, valueBytes.Memory, cancellationToken);
         }
-        finally
+        catch (Exception e)
         {
             keyBytes.Return();
             valueBytes.Return();
-            _engine.Metrics.EndOperation(Operation.Upsert, outcome, started);
+            if (encodedKey)
+            {
+                _engine.Metrics.EndOperation(Operation.Upsert, Outcome.Error, started);
+            }
+
+            return ValueTask.FromException(e);
         }
+
+        if (!upsert.IsCompletedSuccessfully)
+        {
+            return FinishUpsertAsync(upsert, keyBytes, valueBytes, started);
+        }
+
+        // Releases the engine's pooled task, if it had one.
+        upsert.GetAwaiter().GetResult();
+        keyBytes.Return();
+        valueBytes.Return();
+        _engine.Metrics.EndOperation(Operation.Upsert, Outcome.Ok, started);
+        return default;
     }
 
     /// <inheritdoc/>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
+    /// <remarks>Not an async method, for the reason <see cref="UpsertAsync"/> gives; one that waits goes through <see cref="FinishReadAsync"/>.</remarks>
+    public ValueTask<ReadResult<TValue>> ReadAsync(TKey key, CancellationToken cancellationToken = default)
     {
-        ThrowIfDisposed();
-        long started = _engine.Metrics.StartOperation();
-        string outcome = Outcome.Error;
-        RentedBytes keyBytes = _keys.Encode(key);
+        RentedBytes keyBytes = default;
+        long started = 0;
+        bool encodedKey = false;
+        ValueTask<(bool Found, TValue Value)> read;
         try
         {
-            (bool found, TValue value) = await _engine.ReadAsync(keyBytes.Memory, _values, cancellationToken).ConfigureAwait(false);
-            outcome = found ? Outcome.Ok : Outcome.NotFound;
-            return found ? new ReadResult<TValue>(KeyStatus.Found, value) : default;
+            ThrowIfDisposed();
+            started = _engine.Metrics.StartOperation();
+            keyBytes = _keys.Encode(key);
+            encodedKey = true;
+            read = _engine.ReadAsync(keyBytes.Memory, _values, cancellationToken);
         }
-        finally
+        catch (Exception e)
         {
             keyBytes.Return();
-            _engine.Metrics.EndOperation(Operation.Read, outcome, started);
+            if (encodedKey)
+            {
+                _engine.Metrics.EndOperation(Operation.Read, Outcome.Error, started);
+            }
+
+            return ValueTask.FromException<ReadResult<TValue>>(e);
         }
+
+        if (!read.IsCompletedSuccessfully)
+        {
+            return FinishReadAsync(read, keyBytes, started);
+        }
+
+        (bool found, TValue value) = read.GetAwaiter().GetResult();
+        keyBytes.Return();
+        _engine.Metrics.EndOperation(Operation.Read, found ? Outcome.Ok : Outcome.NotFound, started);
+        return new ValueTask<ReadResult<TValue>>(found ? new ReadResult<TValue>(KeyStatus.Found, value) : default);
     }
 
     /// <inheritdoc/>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
+    /// <remarks>Not an async method, for the reason <see cref="UpsertAsync"/> gives; one that waits goes through <see cref="FinishDeleteAsync"/>.</remarks>
+    public ValueTask<KeyStatus> DeleteAsync(TKey key, CancellationToken cancellationToken = default)
     {
-        ThrowIfDisposed();
-        long started = _engine.Metrics.StartOperation();
-        string outcome = Outcome.Error;
-        RentedBytes keyBytes = _keys.Encode(key);
+        RentedBytes keyBytes = default;
+        long started = 0;
+        bool encodedKey = false;
+        ValueTask<bool> delete;
         try
         {
-            bool found = await _engine.DeleteAsync(keyBytes.Memory, cancellationToken).ConfigureAwait(false);
-            outcome = found ? Outcome.Ok : Outcome.NotFound;
-            return found ? KeyStatus.Found : KeyStatus.NotFound;
+            ThrowIfDisposed();
+            started = _engine.Metrics.StartOperation();
+            keyBytes = _keys.Encode(key);
+            encodedKey = true;
+            delete = _engine.DeleteAsync(keyBytes.Memory, cancellationToken);
         }
-        finally
+        catch (Exception e)
         {
             keyBytes.Return();
-            _engine.Metrics.EndOperation(Operation.Delete, outcome, started);
+            if (encodedKey)
+            {
+                _engine.Metrics.EndOperation(Operation.Delete, Outcome.Error, started);
+            }
+
+            return ValueTask.FromException<KeyStatus>(e);
         }
+
+        if (!delete.IsCompletedSuccessfully)
+        {
+            return FinishDeleteAsync(delete, keyBytes, started);
+        }
+
+        bool found = delete.GetAwaiter().GetResult();
+        keyBytes.Return();
+        _engine.Metrics.EndOperation(Operation.Delete, found ? Outcome.Ok : Outcome.NotFound, started);
+        return new ValueTask<KeyStatus>(found ? KeyStatus.Found : KeyStatus.NotFound);
     }
 
     /// <inheritdoc/>
@@ -317,6 +375,60 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     public void Dispose() => _engine.Dispose();
 
     /// <summary>Serializes a value and checks, before compressing it, that the record fits in a page uncompressed.</summary>
+    /// <summary>The rest of an <see cref="UpsertAsync"/> the engine did not complete at once.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask FinishUpsertAsync(ValueTask upsert, RentedBytes keyBytes, RentedBytes valueBytes, long started)
+    {
+        string outcome = Outcome.Error;
+        try
+        {
+            await upsert.ConfigureAwait(false);
+            outcome = Outcome.Ok;
+        }
+        finally
+        {
+            keyBytes.Return();
+            valueBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Upsert, outcome, started);
+        }
+    }
+
+    /// <summary>The rest of a <see cref="ReadAsync"/> the engine did not complete at once.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<ReadResult<TValue>> FinishReadAsync(ValueTask<(bool Found, TValue Value)> read, RentedBytes keyBytes, long started)
+    {
+        string outcome = Outcome.Error;
+        try
+        {
+            (bool found, TValue value) = await read.ConfigureAwait(false);
+            outcome = found ? Outcome.Ok : Outcome.NotFound;
+            return found ? new ReadResult<TValue>(KeyStatus.Found, value) : default;
+        }
+        finally
+        {
+            keyBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Read, outcome, started);
+        }
+    }
+
+    /// <summary>The rest of a <see cref="DeleteAsync"/> the engine did not complete at once.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<KeyStatus> FinishDeleteAsync(ValueTask<bool> delete, RentedBytes keyBytes, long started)
+    {
+        string outcome = Outcome.Error;
+        try
+        {
+            bool found = await delete.ConfigureAwait(false);
+            outcome = found ? Outcome.Ok : Outcome.NotFound;
+            return found ? KeyStatus.Found : KeyStatus.NotFound;
+        }
+        finally
+        {
+            keyBytes.Return();
+            _engine.Metrics.EndOperation(Operation.Delete, outcome, started);
+        }
+    }
+
     private RentedBytes EncodeValue(int keyLength, TValue value)
     {
         RentedBytes plain = _values.EncodePlain(value);

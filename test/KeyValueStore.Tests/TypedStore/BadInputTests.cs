@@ -47,6 +47,32 @@ public class BadInputTests
     }
 
     [Fact]
+    public async Task AnOperationsError_ComesBackInItsTask_NotThrownByTheCall()
+    {
+        // The typed operations are not async methods (their synchronous path has no state machine); callers that start
+        // several before awaiting any must still get every error from the task, as from an async method.
+        using var temp = new TempDirectory();
+        var store = TypedStores.Open<string, byte[]>(TypedStores.InMemory(temp.Path));
+        await store.UpsertAsync("kept", [1]);
+
+        ValueTask upsert = store.UpsertAsync(null!, [1]);
+        ValueTask<ReadResult<byte[]>> read = store.ReadAsync(null!);
+        ValueTask<KeyStatus> delete = store.DeleteAsync(null!);
+        await Assert.ThrowsAsync<ArgumentNullException>(() => upsert.AsTask());
+        await Assert.ThrowsAsync<ArgumentNullException>(() => read.AsTask());
+        await Assert.ThrowsAsync<ArgumentNullException>(() => delete.AsTask());
+        Assert.Equal([1], (await store.ReadAsync("kept")).Value);
+
+        await store.DisposeAsync();
+        ValueTask upsertAfterDispose = store.UpsertAsync("kept", [2]);
+        ValueTask<ReadResult<byte[]>> readAfterDispose = store.ReadAsync("kept");
+        ValueTask<KeyStatus> deleteAfterDispose = store.DeleteAsync("kept");
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => upsertAfterDispose.AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => readAfterDispose.AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => deleteAfterDispose.AsTask());
+    }
+
+    [Fact]
     public async Task ARecordLargerThanAPage_IsRefused_NamingBothSizesAndTheOptionToRaise_AndTheStoreStaysUsable()
     {
         using var temp = new TempDirectory();
