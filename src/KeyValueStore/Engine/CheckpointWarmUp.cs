@@ -10,7 +10,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace KeyValueStore.Engine;
 
 /// <summary>
-/// Runs a durable store's checkpoints once per process, in the background, on a throwaway store of a few kilobytes
+/// Runs a durable store's checkpoints once per process, in the background, on a small throwaway store
 /// written to while they run, before the first real store's writers could wait on code that runs for the first time.
 /// </summary>
 /// <remarks>

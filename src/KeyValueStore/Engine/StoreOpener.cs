@@ -68,9 +68,9 @@ internal static class StoreOpener
     }
 
     /// <summary>
-    /// The settings of <see cref="CheckpointWarmUp"/>'s throwaway store in <paramref name="directory"/>: a few kilobytes
-    /// in Checkpoint mode, whose checkpoints are all index checkpoints too, taken only when asked; nothing compacts it,
-    /// and its instruments are on <paramref name="meters"/>'s meter.
+    /// The settings of <see cref="CheckpointWarmUp"/>'s throwaway store in <paramref name="directory"/>: small (64 KB
+    /// pages, 4 MB of memory), in Checkpoint mode, whose first checkpoint is an index checkpoint too; it checkpoints
+    /// only when asked, nothing compacts it, and its instruments are on <paramref name="meters"/>'s meter.
     /// </summary>
     internal static StoreSettings ThrowawayCheckpointedStore(string directory, IMeterFactory meters) =>
         new(
