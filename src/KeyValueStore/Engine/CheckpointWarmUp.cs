@@ -178,10 +178,14 @@ internal static class CheckpointWarmUp
         }
     }
 
-    /// <summary>Gives the throwaway store a meter named apart from the stores' own, so that no host's listener sees it.</summary>
+    /// <summary>
+    /// Gives the throwaway store a meter named apart from the stores' own, so that no host's listener sees it: not even
+    /// one that listens to every meter whose name starts with the stores' (an OpenTelemetry wildcard such as
+    /// <c>KeyValueStore*</c>).
+    /// </summary>
     private sealed class UnlistenedMeterFactory : IMeterFactory
     {
-        private readonly Meter _meter = new("KeyValueStore.CheckpointWarmUp");
+        private readonly Meter _meter = new("CheckpointWarmUp.ThrowawayStore");
 
         public Meter Create(MeterOptions options) => _meter;
 
