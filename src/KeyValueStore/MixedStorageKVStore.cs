@@ -141,8 +141,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// </remarks>
     public ValueTask UpsertAsync(TKey key, TValue value, CancellationToken cancellationToken = default)
     {
-        RentedBytes keyBytes = default;
-        RentedBytes valueBytes = default;
+        EncodedRecord record = default;
         long started = 0;
         bool encodedKey = false;
         ValueTask upsert;
@@ -150,15 +149,15 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         {
             ThrowIfDisposed();
             started = _engine.Metrics.StartOperation();
-            keyBytes = _keys.Encode(key);
+            PooledBufferWriter writer = PooledBufferWriter.Take();
+            _keys.EncodeInto(writer, key);
             encodedKey = true;
-            valueBytes = EncodeValue(keyBytes.Length, value);
-            upsert = _engine.UpsertAsync(keyBytes.Memory, valueBytes.Memory, cancellationToken);
+            record = EncodeRecord(writer, value);
+            upsert = _engine.UpsertAsync(record.Key, record.Value, cancellationToken);
         }
         catch (Exception e)
         {
-            keyBytes.Return();
-            valueBytes.Return();
+            record.Return();
             if (encodedKey)
             {
                 _engine.Metrics.EndOperation(Operation.Upsert, Outcome.Error, started);
@@ -169,13 +168,12 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
 
         if (!upsert.IsCompletedSuccessfully)
         {
-            return FinishUpsertAsync(upsert, keyBytes, valueBytes, started);
+            return FinishUpsertAsync(upsert, record, started);
         }
 
         // Releases the engine's pooled task, if it had one.
         upsert.GetAwaiter().GetResult();
-        keyBytes.Return();
-        valueBytes.Return();
+        record.Return();
         _engine.Metrics.EndOperation(Operation.Upsert, Outcome.Ok, started);
         return default;
     }
@@ -377,7 +375,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <summary>Serializes a value and checks, before compressing it, that the record fits in a page uncompressed.</summary>
     /// <summary>The rest of an <see cref="UpsertAsync"/> the engine did not complete at once.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask FinishUpsertAsync(ValueTask upsert, RentedBytes keyBytes, RentedBytes valueBytes, long started)
+    private async ValueTask FinishUpsertAsync(ValueTask upsert, EncodedRecord record, long started)
     {
         string outcome = Outcome.Error;
         try
@@ -387,8 +385,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         }
         finally
         {
-            keyBytes.Return();
-            valueBytes.Return();
+            record.Return();
             _engine.Metrics.EndOperation(Operation.Upsert, outcome, started);
         }
     }
@@ -426,6 +423,29 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         {
             keyBytes.Return();
             _engine.Metrics.EndOperation(Operation.Delete, outcome, started);
+        }
+    }
+
+    /// <summary>
+    /// Appends <paramref name="value"/>'s plain envelope to <paramref name="writer"/>, which holds the key's bytes, and
+    /// takes the buffer: checks that the record fits in a page, then compresses the value when it pays.
+    /// </summary>
+    private EncodedRecord EncodeRecord(PooledBufferWriter writer, TValue value)
+    {
+        int keyLength = writer.WrittenCount;
+        _values.EncodePlainInto(writer, value);
+        RentedBytes buffer = writer.Detach();
+        try
+        {
+            // Uncompressed, so that every stored value decompresses to at most a page: the cap a reader checks.
+            _engine.EnsureRecordFits(keyLength, buffer.Length - keyLength);
+            _values.TryCompressWorthwhile(buffer.Memory.Span[keyLength..], out RentedBytes compressedValue);
+            return new EncodedRecord(buffer, keyLength, compressedValue);
+        }
+        catch
+        {
+            buffer.Return();
+            throw;
         }
     }
 

@@ -23,13 +23,25 @@ internal sealed class KeyEncoder<TKey>
     /// <exception cref="SerializationFailedException">MessagePack failed to serialize the key.</exception>
     public RentedBytes Encode(TKey key)
     {
+        PooledBufferWriter writer = PooledBufferWriter.Take();
+        EncodeInto(writer, key);
+        return writer.Detach();
+    }
+
+    /// <summary>
+    /// Appends <paramref name="key"/>'s bytes to <paramref name="writer"/>, so that a value can follow in the same
+    /// buffer; on failure the writer is abandoned (its buffer goes back to the pool).
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
+    /// <exception cref="SerializationFailedException">MessagePack failed to serialize the key.</exception>
+    public void EncodeInto(PooledBufferWriter writer, TKey key)
+    {
         if (key is null)
         {
+            writer.Abandon();
             throw new ArgumentNullException(nameof(key), "A key cannot be null: the store finds records by the bytes of their keys.");
         }
 
-        PooledBufferWriter writer = PooledBufferWriter.Take();
         MessagePackEncoding.Serialize(writer, key, _options, "key");
-        return writer.Detach();
     }
 }

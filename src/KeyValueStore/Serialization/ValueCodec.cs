@@ -40,22 +40,43 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
     public RentedBytes EncodePlain(TValue value)
     {
         PooledBufferWriter writer = PooledBufferWriter.Take();
+        EncodePlainInto(writer, value);
+        return writer.Detach();
+    }
+
+    /// <summary>
+    /// Appends <paramref name="value"/>'s uncompressed envelope to <paramref name="writer"/> (after its key, for an
+    /// upsert); on failure the writer is abandoned. The caller checks the record fits in a page, then calls
+    /// <see cref="TryCompressWorthwhile"/>.
+    /// </summary>
+    /// <exception cref="SerializationFailedException">MessagePack failed to serialize the value.</exception>
+    public void EncodePlainInto(PooledBufferWriter writer, TValue value)
+    {
         ValueEnvelope.WritePlainHeader(writer);
         MessagePackEncoding.Serialize(writer, value, _options, "value");
-        return writer.Detach();
     }
 
     /// <summary>Replaces a plain envelope with its compressed form when its payload reaches the threshold and LZ4 shrinks it.</summary>
     public RentedBytes CompressIfWorthwhile(RentedBytes plain)
     {
-        int payloadLength = plain.Length - ValueEnvelope.PlainHeaderSize;
-        if (_compressionThreshold < 0 || payloadLength < _compressionThreshold || !ValueEnvelope.TryCompress(plain.Memory.Span, out RentedBytes compressed))
+        if (!TryCompressWorthwhile(plain.Memory.Span, out RentedBytes compressed))
         {
             return plain;
         }
 
         plain.Return();
         return compressed;
+    }
+
+    /// <summary>
+    /// The compressed form of a plain envelope, in pooled bytes the caller returns, when its payload reaches the
+    /// threshold and LZ4 shrinks it; false (and nothing rented) otherwise.
+    /// </summary>
+    public bool TryCompressWorthwhile(ReadOnlySpan<byte> plainEnvelope, out RentedBytes compressed)
+    {
+        compressed = default;
+        int payloadLength = plainEnvelope.Length - ValueEnvelope.PlainHeaderSize;
+        return _compressionThreshold >= 0 && payloadLength >= _compressionThreshold && ValueEnvelope.TryCompress(plainEnvelope, out compressed);
     }
 
     /// <exception cref="ValueCorruptedException">The stored bytes are not a value of this store.</exception>
