@@ -372,7 +372,6 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <summary>Disposes the store synchronously; see <see cref="DisposeAsync"/>.</summary>
     public void Dispose() => _engine.Dispose();
 
-    /// <summary>Serializes a value and checks, before compressing it, that the record fits in a page uncompressed.</summary>
     /// <summary>The rest of an <see cref="UpsertAsync"/> the engine did not complete at once.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask FinishUpsertAsync(ValueTask upsert, EncodedRecord record, long started)
@@ -449,23 +448,6 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         }
     }
 
-    private RentedBytes EncodeValue(int keyLength, TValue value)
-    {
-        RentedBytes plain = _values.EncodePlain(value);
-        try
-        {
-            // Uncompressed, so that every stored value decompresses to at most a page: the cap a reader checks.
-            _engine.EnsureRecordFits(keyLength, plain.Length);
-        }
-        catch
-        {
-            plain.Return();
-            throw;
-        }
-
-        return _values.CompressIfWorthwhile(plain);
-    }
-
     private EncodedKeys EncodeKeys(IReadOnlyList<TKey> keys)
     {
         var encoded = new EncodedKeys(keys.Count);
@@ -493,17 +475,17 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         {
             for (int i = 0; i < writes.Count; i++)
             {
-                RentedBytes key = _keys.Encode(writes[i].Key);
-                encoded.Hold(key);
+                PooledBufferWriter writer = PooledBufferWriter.Take();
+                _keys.EncodeInto(writer, writes[i].Key);
                 if (writes[i].IsDelete)
                 {
-                    encoded.Add(BatchWrite.Delete(key.Memory));
+                    EncodedRecord key = EncodedRecord.OfKey(writer.Detach());
+                    encoded.Add(key, BatchWrite.Delete(key.Key));
                     continue;
                 }
 
-                RentedBytes value = EncodeValue(key.Length, writes[i].Value!);
-                encoded.Hold(value);
-                encoded.Add(BatchWrite.Upsert(key.Memory, value.Memory));
+                EncodedRecord record = EncodeRecord(writer, writes[i].Value!);
+                encoded.Add(record, BatchWrite.Upsert(record.Key, record.Value));
             }
         }
         catch
@@ -545,28 +527,31 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <summary>A batch's serialized writes and the pooled bytes behind them, given back together.</summary>
     private readonly struct EncodedBatch(int count) : IDisposable
     {
-        private readonly List<RentedBytes> _rented = new(count * 2);
+        private readonly List<EncodedRecord> _records = new(count);
         private readonly List<BatchWrite> _writes = new(count);
 
         public IReadOnlyList<BatchWrite> Writes => _writes;
 
-        public void Hold(RentedBytes bytes) => _rented.Add(bytes);
-
-        public void Add(BatchWrite write) => _writes.Add(write);
+        /// <summary>Holds <paramref name="record"/>'s buffers until disposal, and adds the write made of them.</summary>
+        public void Add(EncodedRecord record, BatchWrite write)
+        {
+            _records.Add(record);
+            _writes.Add(write);
+        }
 
         public void Dispose()
         {
-            if (_rented is null)
+            if (_records is null)
             {
                 return;
             }
 
-            foreach (RentedBytes bytes in _rented)
+            foreach (EncodedRecord record in _records)
             {
-                bytes.Return();
+                record.Return();
             }
 
-            _rented.Clear();
+            _records.Clear();
         }
     }
 }

@@ -4,7 +4,8 @@ namespace KeyValueStore.Serialization;
 
 /// <summary>
 /// The bytes of one upsert's record: its key and its value's plain envelope one after the other in a single pooled
-/// buffer, and the value's compressed envelope in a second one when compression paid. One buffer rather than one each
+/// buffer, and the value's compressed envelope in a second one when compression paid; or, for a delete in a batch, its
+/// key alone (<see cref="OfKey"/>). One buffer rather than one each
 /// for key and value saves a pool round trip and a serializer setup on every upsert (docs/benchmarks.md, "Key and value
 /// in one buffer").
 /// </summary>
@@ -24,10 +25,13 @@ internal readonly struct EncodedRecord
         _compressedValue = compressedValue;
     }
 
+    /// <summary>A record of a key alone (a batch's delete), in the pooled bytes <paramref name="key"/>.</summary>
+    public static EncodedRecord OfKey(RentedBytes key) => new(key, key.Length, compressedValue: default);
+
     /// <summary>Gets the key's bytes.</summary>
     public ReadOnlyMemory<byte> Key => _buffer.Memory[.._keyLength];
 
-    /// <summary>Gets the value's envelope as stored: compressed when compression paid, else plain.</summary>
+    /// <summary>Gets the value's envelope as stored: compressed when compression paid, else plain; empty for a key alone.</summary>
     public ReadOnlyMemory<byte> Value => _compressedValue.Length > 0 ? _compressedValue.Memory : _buffer.Memory[_keyLength..];
 
     /// <summary>Gives the buffers back to the pool; a default record holds none.</summary>

@@ -6,7 +6,7 @@ using KeyValueStore.Tests.Support;
 
 namespace KeyValueStore.Tests.TypedStore;
 
-/// <summary>A batch's write limit, and the bank invariant on the embedded store from disk and across a reopen; what every store does with batches is in the conformance suite.</summary>
+/// <summary>A batch's write limit, its encoding (compressed and plain values, deletes), and the bank invariant on the embedded store from disk and across a reopen; what every store does with batches is in the conformance suite.</summary>
 public class TypedBatchTests
 {
     [Fact]
@@ -22,6 +22,22 @@ public class TypedBatchTests
         Assert.Equal(65_536, error.Writes);
         Assert.Equal(65_535, batch.Count);
         Assert.Throws<ArgumentNullException>(() => new WriteBatch<string, int>().Upsert(null!, 1));
+    }
+
+    [Fact]
+    public async Task ABatchsCompressedValue_PlainValue_AndDelete_ReadBackAsWritten()
+    {
+        using var temp = new TempDirectory();
+        await using var store = TypedStores.Open<string, byte[]>(TypedStores.InMemory(temp.Path));
+        await store.UpsertAsync("gone", [9]);
+        byte[] compressible = Enumerable.Repeat((byte)'x', 4_000).ToArray();
+        byte[] small = [1, 2, 3];
+
+        await store.ApplyBatchAsync(new WriteBatch<string, byte[]>().Upsert("large", compressible).Upsert("small", small).Delete("gone"));
+
+        Assert.Equal(compressible, (await store.ReadAsync("large")).Value);
+        Assert.Equal(small, (await store.ReadAsync("small")).Value);
+        Assert.Equal(KeyStatus.NotFound, (await store.ReadAsync("gone")).Status);
     }
 
     [Theory]
