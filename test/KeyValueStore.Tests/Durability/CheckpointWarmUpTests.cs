@@ -4,8 +4,11 @@ using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.IO;
 using System.Threading.Tasks;
+using KeyValueStore.Durability;
 using KeyValueStore.Engine;
+using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Durability;
 
@@ -19,6 +22,24 @@ public class CheckpointWarmUpTests
         Assert.True(await CheckpointWarmUp.RunAsync(temp.Path), "the throwaway store opened, took its checkpoints and closed");
 
         Assert.Empty(Directory.EnumerateFileSystemEntries(temp.Path));
+    }
+
+    [Fact]
+    public async Task TheThrowawayStoresFirstCheckpoint_IsAnIndexCheckpointToo()
+    {
+        // What the warm-up is for: the first index checkpoint's start is what held writers longest.
+        using var temp = new TempDirectory();
+        using var meters = new OwnMeterFactory();
+        StoreSettings settings = StoreOpener.ThrowawayCheckpointedStore(temp.Path, meters);
+        var layout = new LogFileLayout(settings.LogDirectory, settings.LogFileNamePrefix);
+        await using (FasterRecordStore store = await StoreOpener.OpenAsync(settings, NullLogger.Instance))
+        {
+            await store.UpsertAsync(new byte[] { 1 }, new byte[] { 2 });
+            await store.CheckpointAsync();
+
+            Assert.Equal(DurabilityMode.Checkpoint, settings.Durability);
+            Assert.Single(Directory.EnumerateDirectories(IndexCheckpointRecord.RootOf(layout)));
+        }
     }
 
     [Fact]
@@ -85,5 +106,14 @@ public class CheckpointWarmUpTests
                 heard.Enqueue(store);
             }
         }
+    }
+
+    private sealed class OwnMeterFactory : IMeterFactory
+    {
+        private readonly Meter _meter = new("CheckpointWarmUpTests");
+
+        public Meter Create(MeterOptions options) => _meter;
+
+        public void Dispose() => _meter.Dispose();
     }
 }
