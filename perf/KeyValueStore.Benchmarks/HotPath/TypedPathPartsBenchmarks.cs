@@ -45,7 +45,10 @@ public class TypedPathPartsBenchmarks
         return length;
     }
 
-    /// <summary>The value's envelope and MessagePack bytes, as an upsert makes them (below the compression threshold).</summary>
+    /// <summary>
+    /// The value's envelope and MessagePack bytes (below the compression threshold), in a buffer of their own; an upsert
+    /// writes them after the key in the key's buffer (<c>EncodedRecord</c>), which saves a rent and return of this.
+    /// </summary>
     [Benchmark]
     public int Value_Encode()
     {
