@@ -63,8 +63,15 @@ internal sealed class KeyStripeLocks
     /// <summary>Waits for the stripe; dispose the result to let the next write of that stripe in.</summary>
     public ValueTask<Scope> EnterAsync(int stripe, CancellationToken cancellationToken = default)
     {
+        return TryEnter(stripe, out Scope scope) ? new ValueTask<Scope>(scope) : WaitThenHoldAsync(_stripes[stripe], cancellationToken);
+    }
+
+    /// <summary>Takes the stripe when it is free; when it is held, returns false and waits for nothing.</summary>
+    public bool TryEnter(int stripe, out Scope scope)
+    {
         AsyncPermits permit = _stripes[stripe];
-        return permit.TryTake() ? new ValueTask<Scope>(new Scope(permit)) : WaitThenHoldAsync(permit, cancellationToken);
+        scope = permit.TryTake() ? new Scope(permit) : default;
+        return scope.IsHeld;
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
@@ -145,6 +152,9 @@ internal sealed class KeyStripeLocks
         {
             _stripe = stripe;
         }
+
+        /// <summary>Gets whether this holds a stripe; the default scope holds none.</summary>
+        public bool IsHeld => _stripe is not null;
 
         public void Dispose() => _stripe?.Release();
     }

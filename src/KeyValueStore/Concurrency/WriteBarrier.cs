@@ -211,15 +211,31 @@ internal sealed class WriteBarrier
     /// <remarks>Not an async method: the open barrier, every write's case, completes without a state machine.</remarks>
     public ValueTask<Scope> EnterScopeAsync(CancellationToken cancellationToken = default)
     {
+        if (TryEnterScope(out Scope scope))
+        {
+            return new ValueTask<Scope>(scope);
+        }
+
+        ValueTask entered = EnterWhileClosed(cancellationToken);
+        return entered.IsCompletedSuccessfully ? new ValueTask<Scope>(new Scope(this, PerProcessorCount.SharedCell)) : ScopeOnceEnteredAsync(entered);
+    }
+
+    /// <summary>
+    /// Enters as a writer when the barrier is open, as <see cref="EnterScopeAsync"/> would at once; when it is closed,
+    /// returns false having entered nothing and left no waiter behind.
+    /// </summary>
+    public bool TryEnterScope(out Scope scope)
+    {
         int cell = _writesInFlight.Increment();
         if (Volatile.Read(ref _closed) == 0)
         {
-            return new ValueTask<Scope>(new Scope(this, cell));
+            scope = new Scope(this, cell);
+            return true;
         }
 
         ExitWriteAt(cell);
-        ValueTask entered = EnterWhileClosed(cancellationToken);
-        return entered.IsCompletedSuccessfully ? new ValueTask<Scope>(new Scope(this, PerProcessorCount.SharedCell)) : ScopeOnceEnteredAsync(entered);
+        scope = default;
+        return false;
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]

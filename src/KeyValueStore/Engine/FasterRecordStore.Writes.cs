@@ -7,19 +7,25 @@ using FASTER.core;
 using KeyValueStore.Concurrency;
 using KeyValueStore.Durability;
 using KeyValueStore.Storage;
+using UpsertResult = FASTER.core.FasterKV<FASTER.core.SpanByte, FASTER.core.SpanByte>.UpsertAsyncResult<FASTER.core.SpanByte, KeyValueStore.Storage.PooledBuffer, FASTER.core.Empty>;
 
 namespace KeyValueStore.Engine;
 
 /// <summary>
-/// Upserts and deletes of one key: admission, the write barrier, the key's stripe, the journal's turn, a session, then
-/// FASTER; the journal's turn ends whether or not the write reached FASTER. Each write then lets the compactor check
-/// whether the log has grown past its threshold. Under a disk budget an upsert first waits for room in the log
-/// (<see cref="Compaction.LogCompactor.WaitForRoomAsync"/>), before the write barrier, which back-pressure closes; a delete never
-/// waits, since it is how room is made.
+/// Upserts of one key: admission, the write barrier, the key's stripe, the journal's turn, a session, then FASTER; the
+/// journal's turn ends whether or not the write reached FASTER. Each write then lets the compactor check whether the log
+/// has grown past its threshold. Under a disk budget an upsert first waits for room in the log
+/// (<see cref="Compaction.LogCompactor.WaitForRoomAsync"/>), before the write barrier, which back-pressure closes.
+/// Deletes take the same steps (<c>FasterRecordStore.Deletes.cs</c>).
 /// </summary>
 /// <remarks>
-/// Each is one async method from admission to completion: a nested async helper would add a state-machine allocation
-/// to every write that waits (for a stripe, a session, the disk or a commit).
+/// An upsert is not an async method: when every step completes at once (room in the log, the barrier open, the stripe
+/// free, a turn and a session at hand, FASTER done in memory) it returns a completed task without entering a state
+/// machine, which cost more than all those steps together (the hot-path section of docs/benchmarks.md). At the first
+/// step that must wait it hands what it holds (<see cref="AdmittedWrite"/>) to one async method that goes on from there:
+/// <see cref="UpsertWaitingAsync"/> before the turn (it waits for room, the barrier or the stripe, then begins the
+/// turn), <see cref="FinishUpsertAsync"/> from the turn on. Errors come back in the returned task, never thrown by the
+/// call.
 /// </remarks>
 internal sealed partial class FasterRecordStore
 {
@@ -29,37 +35,177 @@ internal sealed partial class FasterRecordStore
     /// Commit-mode write that was committed to the write-ahead log is acknowledged even if the store faults before it is
     /// applied: a reopen replays it.
     /// </exception>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    public async ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
+    public ValueTask UpsertAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken = default)
     {
-        EnsureRecordFits(key.Length, value.Length);
-        _fault.ThrowIfFaulted();
-        using OperationGate.Scope admission = _gate.Enter(this);
-        if (!Compactor.HasRoom)
+        AdmittedWrite write;
+        ReadOnlyMemory<byte> stored;
+        try
         {
-            await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+            EnsureRecordFits(key.Length, value.Length);
+            _fault.ThrowIfFaulted();
+            write = AdmitUpsert(key, value, out stored);
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException(e);
         }
 
+        // Set while this method holds a begun turn or a session, so that an exception before it hands them over ends them.
+        WriteTurn turn = default;
+        bool turnBegun = false;
+        SessionPool<StoreSession>.Scope lease = default;
+        bool leased = false;
+        try
+        {
+            if (!Compactor.HasRoom || !_writes.TryEnterScope(out WriteBarrier.Scope barrier))
+            {
+                return UpsertWaitingAsync(write, key, value, stored, cancellationToken);
+            }
+
+            write.Entered(barrier);
+            if (!_keyStripes.TryEnter(write.Stripe, out KeyStripeLocks.Scope held))
+            {
+                return UpsertWaitingAsync(write, key, value, stored, cancellationToken);
+            }
+
+            ValueTask<WriteTurn> beginning = _journal.BeginWriteAsync(held, write.Stripe, key, value, isDelete: false, cancellationToken);
+            if (!beginning.IsCompletedSuccessfully)
+            {
+                return FinishUpsertAsync(write, beginning, renting: null, issued: null, key, stored);
+            }
+
+            turn = beginning.Result;
+            turnBegun = true;
+            ValueTask<SessionPool<StoreSession>.Scope> renting = _sessions.RentAsync(turn.Cancellation);
+            if (!renting.IsCompletedSuccessfully || _fault.IsFaulted)
+            {
+                turnBegun = false;
+                return FinishUpsertAsync(write, beginning, renting, issued: null, key, stored);
+            }
+
+            lease = renting.Result;
+            leased = true;
+            ValueTask<UpsertResult> issued = PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span);
+            if (!issued.IsCompletedSuccessfully || issued.Result.Status.IsPending)
+            {
+                turnBegun = leased = false;
+                return FinishUpsertAsync(write, beginning, renting, issued, key, stored);
+            }
+
+            leased = false;
+            lease.Dispose();
+            turnBegun = false;
+            _stripeWrites.Count(write.Stripe);
+            _journal.EndWrite(turn, applied: true, changedRecords: true);
+            Compactor.NoteWrite();
+            write.Dispose();
+            return ValueTask.CompletedTask;
+        }
+        catch (Exception e)
+        {
+            EndUnapplied(write, leased, lease, turnBegun, turn);
+            return ValueTask.FromException(e);
+        }
+    }
+
+    /// <summary>
+    /// Ends what an upsert's or a delete's synchronous start held when it threw before the write was applied or handed
+    /// over: the session, the turn (not applied), then the admitted write. FASTER's synchronous throw is never the store's
+    /// fault, which a logged turn would acknowledge; the async methods that finish a write handle that one.
+    /// </summary>
+    private void EndUnapplied(in AdmittedWrite write, bool leased, SessionPool<StoreSession>.Scope lease, bool turnBegun, in WriteTurn turn)
+    {
+        if (leased)
+        {
+            lease.Dispose();
+        }
+
+        if (turnBegun)
+        {
+            _stripeWrites.Count(write.Stripe);
+            _journal.EndWrite(turn, applied: false, changedRecords: false);
+        }
+
+        write.Dispose();
+    }
+
+    /// <summary>Admits an upsert: the gate, the key's stripe, and the value sealed with its checksum when the store keeps them.</summary>
+    private AdmittedWrite AdmitUpsert(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, out ReadOnlyMemory<byte> stored)
+    {
+        OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
         byte[]? sealedValue = null;
-        ReadOnlyMemory<byte> stored = value;
+        stored = value;
         if (_valueChecksums)
         {
             sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int sealedLength);
             stored = sealedValue.AsMemory(0, sealedLength);
         }
 
+        return new AdmittedWrite(admission, stripe, sealedValue);
+    }
+
+    /// <summary>
+    /// The rest of an upsert that must wait before its turn: for room in the log and the write barrier (unless it passed
+    /// the barrier already), then its stripe. It owns <paramref name="write"/> from here.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask UpsertWaitingAsync(
+        AdmittedWrite write, ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, ReadOnlyMemory<byte> stored, CancellationToken cancellationToken)
+    {
+        ValueTask<WriteTurn> beginning;
         try
         {
-            using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
-            KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
-            WriteTurn turn = await _journal.BeginWriteAsync(held, stripe, key, value, isDelete: false, cancellationToken).ConfigureAwait(false);
+            if (!write.HoldsBarrier)
+            {
+                if (!Compactor.HasRoom)
+                {
+                    await Compactor.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+                }
+
+                write.Entered(await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false));
+            }
+
+            KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(write.Stripe, cancellationToken).ConfigureAwait(false);
+            beginning = _journal.BeginWriteAsync(held, write.Stripe, key, value, isDelete: false, cancellationToken);
+        }
+        catch
+        {
+            write.Dispose();
+            throw;
+        }
+
+        await FinishUpsertAsync(write, beginning, renting: null, issued: null, key, stored).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The rest of an upsert from its turn on: the turn once <paramref name="beginning"/> completes, a session (rented
+    /// already when <paramref name="renting"/> is given), FASTER's upsert (issued already when <paramref name="issued"/>
+    /// is given) until it completes, then the turn's end. It owns <paramref name="write"/>.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask FinishUpsertAsync(
+        AdmittedWrite write,
+        ValueTask<WriteTurn> beginning,
+        ValueTask<SessionPool<StoreSession>.Scope>? renting,
+        ValueTask<UpsertResult>? issued,
+        ReadOnlyMemory<byte> key,
+        ReadOnlyMemory<byte> stored)
+    {
+        try
+        {
+            WriteTurn turn = await beginning.ConfigureAwait(false);
             bool applied = false;
             try
             {
-                using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
-                _fault.ThrowIfFaulted();
-                var result = await WaitForIssuedAsync(lease.Session, PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span)).ConfigureAwait(false);
+                using SessionPool<StoreSession>.Scope lease = await (renting ?? _sessions.RentAsync(turn.Cancellation)).ConfigureAwait(false);
+                if (issued is null)
+                {
+                    _fault.ThrowIfFaulted();
+                    issued = PinnedRecord.UpsertAsync(lease.Session, key.Span, stored.Span);
+                }
+
+                UpsertResult result = await WaitForIssuedAsync(lease.Session, issued.Value).ConfigureAwait(false);
                 while (result.Status.IsPending)
                 {
                     result = await WaitForIssuedAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
@@ -74,7 +220,7 @@ internal sealed partial class FasterRecordStore
             }
             finally
             {
-                _stripeWrites.Count(stripe);
+                _stripeWrites.Count(write.Stripe);
                 _journal.EndWrite(turn, applied, changedRecords: applied);
             }
 
@@ -82,64 +228,7 @@ internal sealed partial class FasterRecordStore
         }
         finally
         {
-            if (sealedValue is not null)
-            {
-                ArrayPool<byte>.Shared.Return(sealedValue);
-            }
+            write.Dispose();
         }
-    }
-
-    /// <summary>
-    /// Deletes a key. Returns true exactly when a live record existed, in memory or on disk. A journal that records
-    /// writes before applying them records the delete also when the key turns out to be absent: that is known only
-    /// once the delete runs.
-    /// </summary>
-    /// <exception cref="StoreFaultedException">
-    /// The store's disk failed before or while the delete ran. In Commit mode a delete committed to the write-ahead log
-    /// before the store faulted throws too, as whether the key existed is learned only by applying it, yet a reopen
-    /// replays it: the key is then gone, and the exception's message says so.
-    /// </exception>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken cancellationToken = default)
-    {
-        _fault.ThrowIfFaulted();
-        using OperationGate.Scope admission = _gate.Enter(this);
-        int stripe = _keyStripes.StripeOf(key.Span);
-        using WriteBarrier.Scope write = await _writes.EnterScopeAsync(cancellationToken).ConfigureAwait(false);
-        KeyStripeLocks.Scope held = await _keyStripes.EnterAsync(stripe, cancellationToken).ConfigureAwait(false);
-        WriteTurn turn = await _journal.BeginWriteAsync(held, stripe, key, default, isDelete: true, cancellationToken).ConfigureAwait(false);
-        bool applied = false;
-        bool found = false;
-        try
-        {
-            using SessionPool<StoreSession>.Scope lease = await _sessions.RentAsync(turn.Cancellation).ConfigureAwait(false);
-            _fault.ThrowIfFaulted();
-            var result = await WaitForIssuedAsync(lease.Session, PinnedRecord.DeleteAsync(lease.Session, key.Span)).ConfigureAwait(false);
-            while (result.Status.IsPending)
-            {
-                result = await WaitForIssuedAsync(lease.Session, result.CompleteAsync()).ConfigureAwait(false);
-            }
-
-            applied = true;
-            found = result.Status.Found;
-        }
-        catch (StoreFaultedException e) when (turn.IsLogged)
-        {
-            // Durable in the write-ahead log, but whether the key existed is learned only by applying it.
-            throw StoreFaultedException.ForCommittedDelete(e);
-        }
-        finally
-        {
-            _stripeWrites.Count(stripe);
-            _journal.EndWrite(turn, applied, changedRecords: found);
-        }
-
-        if (found)
-        {
-            Compactor.NoteRecordDeleted();
-        }
-
-        Compactor.NoteWrite();
-        return found;
     }
 }

@@ -353,6 +353,98 @@ public class FasterRecordStoreTests
         await Assert.ThrowsAsync<ObjectDisposedException>(() => store.DeleteAsync(Key(1)).AsTask());
     }
 
+    [Fact]
+    public async Task AReadWaitingOnTheDisk_HoldsTheStoresDisposal_UntilItCompletes()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.OpenLowMemoryWithFaultInjection(temp.Path, out Support.FaultInjectingDevice segments);
+        for (int i = 0; i < 12_000; i++)
+        {
+            await store.UpsertAsync(Key(i), Value(i, "a"));
+        }
+
+        segments.HoldReads();
+        Task<string?> read;
+        Task disposal;
+        try
+        {
+            read = ReadStringAsync(store, Key(0));
+            await Eventually.TrueAsync(() => segments.HeldReads > 0, () => "the read of the oldest key never reached the disk");
+            disposal = store.DisposeAsync().AsTask();
+
+            // Disposal drains admitted operations: it must still be waiting for the read the disk holds.
+            await Task.WhenAny(disposal, Task.Delay(500));
+            Assert.False(disposal.IsCompleted, "the store was disposed while one of its reads still waited on the disk");
+        }
+        finally
+        {
+            segments.ReleaseReads();
+        }
+
+        Assert.Equal("value-0-a", await read);
+        await disposal.WaitAsync(TimeSpan.FromMinutes(1));
+    }
+
+    [Fact]
+    public async Task AReadWaitingForASession_HoldsTheStoresDisposal_UntilItCompletes()
+    {
+        using var temp = new TempDirectory();
+        var options = StoreFactory.LowMemory(temp.Path);
+        options.SessionPoolSize = 1;
+        var store = StoreFactory.Open(options);
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+
+        var held = await store.Sessions.RentAsync();
+        Task<string?> read = ReadStringAsync(store, Key(1));
+        Task disposal = store.DisposeAsync().AsTask();
+        await Task.WhenAny(disposal, Task.Delay(500));
+        Assert.False(read.IsCompleted, "the read did not wait for the only session");
+        Assert.False(disposal.IsCompleted, "the store was disposed while one of its reads still waited for a session");
+
+        held.Dispose();
+        Assert.Equal("value-1-a", await read.WaitAsync(TimeSpan.FromMinutes(1)));
+        await disposal.WaitAsync(TimeSpan.FromMinutes(1));
+    }
+
+    [Fact]
+    public async Task AWritesErrors_ComeBackInItsTask_NotThrownByTheCall()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+
+        // Each call below is made outside Assert's lambda: a call that threw would fail the test with its exception.
+        ValueTask tooLarge = store.UpsertAsync(Key(2), new byte[5_000]);
+        await Assert.ThrowsAsync<RecordTooLargeException>(() => tooLarge.AsTask());
+        Assert.Equal("value-1-a", await ReadStringAsync(store, Key(1)));
+        Assert.True(await store.DeleteAsync(Key(1)));
+
+        await store.DisposeAsync();
+        ValueTask upsert = store.UpsertAsync(Key(1), Value(1, "b"));
+        ValueTask<bool> delete = store.DeleteAsync(Key(1));
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => upsert.AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => delete.AsTask());
+    }
+
+    [Fact]
+    public async Task AReadsErrors_ComeBackInItsTask_NotThrownByTheCall()
+    {
+        using var temp = new TempDirectory();
+        var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+
+        // Each call below is made outside Assert's lambda: a call that threw would fail the test with its exception.
+        ValueTask<(bool Found, int Value)> undecodable = store.ReadAsync(Key(1), new FailingDecoder());
+        await Assert.ThrowsAsync<InvalidDataException>(() => undecodable.AsTask());
+        Assert.Equal("value-1-a", await ReadStringAsync(store, Key(1)));
+
+        await store.DisposeAsync();
+        ValueTask<(bool Found, PooledBuffer Value)> closed = store.ReadAsync(Key(1));
+        ValueTask<(bool Found, int Value)> closedDecoding = store.ReadAsync(Key(1), new FailingDecoder());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => closed.AsTask());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => closedDecoding.AsTask());
+    }
+
     [Theory]
     [InlineData(true)]
     [InlineData(false)]
@@ -391,5 +483,10 @@ public class FasterRecordStoreTests
         // Still open, with its data, for its owner: the store disposed only its own sessions.
         await using var reopened = StoreOpener.OpenOnSupplied(fasterKV, settings, NullLogger.Instance);
         Assert.Equal("value-1-a", await ReadStringAsync(reopened, Key(1)));
+    }
+
+    private sealed class FailingDecoder : IValueDecoder<int>
+    {
+        public int Decode(ReadOnlyMemory<byte> stored) => throw new InvalidDataException("This decoder fails every value.");
     }
 }
