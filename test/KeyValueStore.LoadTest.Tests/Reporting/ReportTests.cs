@@ -52,13 +52,17 @@ public class ReportTests
         Assert.Contains("off (--compaction off)", growing.Output);
         Assert.DoesNotContain("compaction     disk", growing.Output);
 
-        // Nothing given back, and the files hold the whole log. (Comparing the two runs' file sizes failed on a loaded
-        // CI machine: the runs write at different rates, and the files grow a whole segment at a time.)
+        // Nothing given back, and the files hold the whole log but what is still in memory: a segment's file is made when
+        // the first page in it is flushed, so a tail just past a segment's start may have no file yet. (Comparing the
+        // two runs' file sizes failed on a loaded CI machine: the runs write at different rates, and the files grow a
+        // whole segment at a time.)
         Assert.Equal(0, none.GetProperty("logBytesReclaimed").GetInt64());
         Assert.Equal(0, none.GetProperty("diskBytesFreed").GetInt64());
         long logBytes = none.GetProperty("logBytes").GetInt64();
+        long inMemory = withoutCompaction.RootElement.GetProperty("settings").GetProperty("memorySizeBytes").GetInt64();
+        long onDisk = withoutCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64();
         Assert.True(logBytes > 0, none.ToString());
-        Assert.True(withoutCompaction.RootElement.GetProperty("bytesOnDisk").GetInt64() >= logBytes, "the files without compaction should hold the whole log");
+        Assert.True(onDisk + inMemory >= logBytes, $"the files without compaction ({onDisk:N0} bytes) should hold the whole log ({logBytes:N0} bytes) but its {inMemory:N0} bytes in memory");
     }
 
     [Fact]
