@@ -132,14 +132,22 @@ internal sealed partial class FasterRecordStore
     /// <summary>Admits an upsert: the gate, the key's stripe, and the value sealed with its checksum when the store keeps them.</summary>
     private AdmittedWrite AdmitUpsert(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, out ReadOnlyMemory<byte> stored)
     {
-        OperationGate.Scope admission = _gate.Enter(this);
         int stripe = _keyStripes.StripeOf(key.Span);
+        OperationGate.Scope admission = _gate.Enter(this);
         byte[]? sealedValue = null;
         stored = value;
         if (_valueChecksums)
         {
-            sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int sealedLength);
-            stored = sealedValue.AsMemory(0, sealedLength);
+            try
+            {
+                sealedValue = ValueChecksum.Seal(key.Span, value.Span, out int sealedLength);
+                stored = sealedValue.AsMemory(0, sealedLength);
+            }
+            catch
+            {
+                admission.Dispose();
+                throw;
+            }
         }
 
         return new AdmittedWrite(admission, stripe, sealedValue);
