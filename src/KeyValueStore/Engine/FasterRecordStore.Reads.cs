@@ -117,6 +117,7 @@ internal sealed partial class FasterRecordStore
         }
     }
 
+    /// <summary>The rest of a decoding read whose read waited, or failed: decodes once it is read.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private static async ValueTask<(bool Found, T Value)> DecodeOnceReadAsync<T>(ValueTask<(bool Found, PooledBuffer Value)> read, IValueDecoder<T> decoder) =>
         Decode(await read.ConfigureAwait(false), decoder);
