@@ -1,5 +1,6 @@
 using System;
 using MessagePack;
+using MessagePack.Formatters;
 
 namespace KeyValueStore.Serialization;
 
@@ -10,12 +11,13 @@ namespace KeyValueStore.Serialization;
 internal sealed class KeyEncoder<TKey>
 {
     private readonly MessagePackSerializerOptions _options;
+    private readonly IMessagePackFormatter<TKey> _formatter;
 
     /// <exception cref="SerializationFailedException">MessagePack has no formatter for <typeparamref name="TKey"/>.</exception>
     public KeyEncoder(MessagePackSerializerOptions options)
     {
         _options = options.WithCompression(MessagePackCompression.None);
-        MessagePackEncoding.EnsureFormatterExists<TKey>(_options, "key");
+        _formatter = MessagePackEncoding.FormatterFor<TKey>(_options, "key");
     }
 
     /// <summary>Serializes <paramref name="key"/> into pooled bytes the caller returns.</summary>
@@ -42,6 +44,6 @@ internal sealed class KeyEncoder<TKey>
             throw new ArgumentNullException(nameof(key), "A key cannot be null: the store finds records by the bytes of their keys.");
         }
 
-        MessagePackEncoding.Serialize(writer, key, _options, "key");
+        MessagePackEncoding.Serialize(writer, key, _formatter, _options, "key");
     }
 }

@@ -1,5 +1,6 @@
 using System;
 using MessagePack;
+using MessagePack.Formatters;
 
 namespace KeyValueStore.Serialization;
 
@@ -22,18 +23,36 @@ internal static class MessagePackEncoding
         }
     }
 
-    /// <summary>Serializes <paramref name="value"/> after what <paramref name="writer"/> holds; on failure the writer is abandoned.</summary>
-    /// <exception cref="SerializationFailedException">MessagePack failed.</exception>
-    public static void Serialize<T>(PooledBufferWriter writer, T value, MessagePackSerializerOptions options, string role)
+    /// <summary>
+    /// The formatter MessagePack would look up for <typeparamref name="T"/> at every call, looked up once; fails as
+    /// <see cref="EnsureFormatterExists{T}"/> does when there is none.
+    /// </summary>
+    /// <exception cref="SerializationFailedException">The resolver has no formatter for <typeparamref name="T"/>.</exception>
+    public static IMessagePackFormatter<T> FormatterFor<T>(MessagePackSerializerOptions options, string role)
+    {
+        EnsureFormatterExists<T>(options, role);
+        return options.Resolver.GetFormatterWithVerify<T>();
+    }
+
+    /// <summary>
+    /// Serializes <paramref name="value"/> with <paramref name="formatter"/> after what <paramref name="writer"/> holds,
+    /// as <c>MessagePackSerializer.Serialize</c> would with uncompressed options; on failure the writer is abandoned.
+    /// </summary>
+    /// <exception cref="SerializationFailedException">The formatter failed, whatever it threw.</exception>
+    public static void Serialize<T>(PooledBufferWriter writer, T value, IMessagePackFormatter<T> formatter, MessagePackSerializerOptions options, string role)
     {
         try
         {
-            MessagePackSerializer.Serialize(writer, value, options);
+            // As MessagePackSerializer would set up its writer: the options' old-spec setting is what makes the bytes.
+            var messagePack = new MessagePackWriter(writer) { OldSpec = options.OldSpec ?? false };
+            formatter.Serialize(ref messagePack, value, options);
+            messagePack.Flush();
         }
-        catch (MessagePackSerializationException e)
+        catch (Exception e) when (e is not OutOfMemoryException)
         {
+            // MessagePackSerializer wraps whatever a formatter throws in its own exception; called directly, so does this.
             writer.Abandon();
-            throw new SerializationFailedException(typeof(T), role, e, value?.GetType());
+            throw new SerializationFailedException(typeof(T), role, new MessagePackSerializationException($"Failed to serialize {typeof(T).FullName} value.", e), value?.GetType());
         }
         catch
         {

@@ -3,6 +3,7 @@ using System.Buffers;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using MessagePack;
+using MessagePack.Formatters;
 
 namespace KeyValueStore.Serialization;
 
@@ -17,6 +18,9 @@ namespace KeyValueStore.Serialization;
 internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
 {
     private readonly MessagePackSerializerOptions _options;
+    // Looked up once for encoding; decoding goes through MessagePackSerializer, which measured faster in a typed read
+    // (docs/benchmarks.md, "Formatters looked up once").
+    private readonly IMessagePackFormatter<TValue> _formatter;
     private readonly int _compressionThreshold;
     private readonly int _maxPayloadLength;
 
@@ -29,7 +33,7 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
         _options = options.WithCompression(MessagePackCompression.None);
         _compressionThreshold = compressionThreshold;
         _maxPayloadLength = maxPayloadLength;
-        MessagePackEncoding.EnsureFormatterExists<TValue>(_options, "value");
+        _formatter = MessagePackEncoding.FormatterFor<TValue>(_options, "value");
     }
 
     /// <summary>
@@ -53,7 +57,7 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
     public void EncodePlainInto(PooledBufferWriter writer, TValue value)
     {
         ValueEnvelope.WritePlainHeader(writer);
-        MessagePackEncoding.Serialize(writer, value, _options, "value");
+        MessagePackEncoding.Serialize(writer, value, _formatter, _options, "value");
     }
 
     /// <summary>Replaces a plain envelope with its compressed form when its payload reaches the threshold and LZ4 shrinks it.</summary>

@@ -51,6 +51,22 @@ public class KeyEncoderTests
         Assert.Equal("System.Nullable<System.Int64>", TypeNames.Of(typeof(long?)));
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void AKeysBytes_AreMessagePacks_ForTheOptionsOldSpecSetting(bool oldSpec)
+    {
+        // A 40-character string: str8 (0xd9) in the current spec, which the old spec lacks (str16, 0xda). The store
+        // calls the formatter itself, so it must set up the writer as MessagePackSerializer would.
+        string key = new('k', 40);
+        MessagePackSerializerOptions options = MessagePackSerializerOptions.Standard.WithOldSpec(oldSpec);
+
+        byte[] encoded = Encode(key, options);
+
+        Assert.Equal(MessagePackSerializer.Serialize(key, options), encoded);
+        Assert.Equal(oldSpec ? 0xda : 0xd9, encoded[0]);
+    }
+
     private static byte[] Encode(string key, MessagePackSerializerOptions options)
     {
         RentedBytes bytes = new KeyEncoder<string>(options).Encode(key);
