@@ -7,13 +7,16 @@ namespace KeyValueStore.Serialization;
 /// <summary>The store's calls into MessagePack, each turning MessagePack's failures into the library's exceptions.</summary>
 internal static class MessagePackEncoding
 {
-    /// <summary>Fails at construction, before anything touches the disk, when MessagePack cannot handle <typeparamref name="T"/> at all.</summary>
+    /// <summary>
+    /// The formatter MessagePack would look up for <typeparamref name="T"/> at every call, looked up once, at
+    /// construction: a type MessagePack cannot handle at all fails there, before anything touches the disk.
+    /// </summary>
     /// <exception cref="SerializationFailedException">The resolver has no formatter for <typeparamref name="T"/>.</exception>
-    public static void EnsureFormatterExists<T>(MessagePackSerializerOptions options, string role)
+    public static IMessagePackFormatter<T> FormatterFor<T>(MessagePackSerializerOptions options, string role)
     {
         try
         {
-            options.Resolver.GetFormatterWithVerify<T>();
+            return options.Resolver.GetFormatterWithVerify<T>();
         }
         catch (Exception e) when (e is not OutOfMemoryException)
         {
@@ -21,17 +24,6 @@ internal static class MessagePackEncoding
             // dynamic resolver's complaint); all of them mean the type cannot be stored.
             throw new SerializationFailedException(typeof(T), role, e.InnerException is not null && e is TypeInitializationException ? e.InnerException : e);
         }
-    }
-
-    /// <summary>
-    /// The formatter MessagePack would look up for <typeparamref name="T"/> at every call, looked up once; fails as
-    /// <see cref="EnsureFormatterExists{T}"/> does when there is none.
-    /// </summary>
-    /// <exception cref="SerializationFailedException">The resolver has no formatter for <typeparamref name="T"/>.</exception>
-    public static IMessagePackFormatter<T> FormatterFor<T>(MessagePackSerializerOptions options, string role)
-    {
-        EnsureFormatterExists<T>(options, role);
-        return options.Resolver.GetFormatterWithVerify<T>();
     }
 
     /// <summary>
@@ -48,16 +40,16 @@ internal static class MessagePackEncoding
             formatter.Serialize(ref messagePack, value, options);
             messagePack.Flush();
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e)
         {
+            writer.Abandon();
+            if (e is OutOfMemoryException)
+            {
+                throw;
+            }
+
             // MessagePackSerializer wraps whatever a formatter throws in its own exception; called directly, so does this.
-            writer.Abandon();
             throw new SerializationFailedException(typeof(T), role, new MessagePackSerializationException($"Failed to serialize {typeof(T).FullName} value.", e), value?.GetType());
-        }
-        catch
-        {
-            writer.Abandon();
-            throw;
         }
     }
 
