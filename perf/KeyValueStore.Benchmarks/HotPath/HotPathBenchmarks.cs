@@ -8,8 +8,6 @@ using FASTER.core;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using Microsoft.Extensions.Logging.Abstractions;
-using StoreSession = FASTER.core.ClientSession<
-    FASTER.core.SpanByte, FASTER.core.SpanByte, FASTER.core.SpanByte, KeyValueStore.Storage.PooledBuffer, FASTER.core.Empty, KeyValueStore.Engine.RecordFunctions>;
 
 namespace KeyValueStore.Benchmarks.HotPath;
 
@@ -20,10 +18,9 @@ namespace KeyValueStore.Benchmarks.HotPath;
 /// </summary>
 /// <remarks>
 /// <para>
-/// Raw FASTER is one <see cref="FasterKV{Key, Value}"/> of <see cref="SpanByte"/>s and one session of the engine's own
-/// callbacks (<see cref="RecordFunctions"/>: an upsert copies the value into the log, a read copies it out into a
-/// pooled buffer), called through FASTER's synchronous API: what the engine does for an operation, without its
-/// admission, write barrier, key stripe, session pool or async state machine. The engine gets the same key and value
+/// Raw FASTER is <see cref="RawFasterStore"/> (the engine's own callbacks: an upsert copies the value into the log, a read
+/// copies it out into a pooled buffer), called through FASTER's synchronous API: what the engine does for an operation,
+/// without its admission, write barrier, key stripe, session pool or async state machine. The engine gets the same key and value
 /// bytes; the typed store gets the <c>long</c> key and the <c>byte[]</c> value, which it serializes with MessagePack
 /// (a few bytes more per record). The dictionary keeps a reference to the caller's array and copies nothing.
 /// </para>
@@ -46,9 +43,7 @@ public class HotPathBenchmarks
     private readonly ConcurrentDictionary<long, byte[]> _dictionary = new();
     private byte[] _value = [];
     private string _directory = string.Empty;
-    private IDevice? _rawDevice;
-    private FasterKV<SpanByte, SpanByte>? _raw;
-    private StoreSession? _rawSession;
+    private RawFasterStore? _raw;
     private FasterRecordStore? _engine;
     private MixedStorageKVStore<long, byte[]>? _typed;
     private int _next;
@@ -73,16 +68,7 @@ public class HotPathBenchmarks
         }
 
         MixedStorageKVStoreOptions engineOptions = InMemoryBenchmarkStores.Options(_directory, "engine");
-        _rawDevice = Devices.CreateLogDevice(Path.Combine(_directory, "raw.log"), preallocateFile: false, deleteOnClose: true);
-        _raw = new FasterKV<SpanByte, SpanByte>(engineOptions.IndexNumBuckets, new LogSettings
-        {
-            LogDevice = _rawDevice,
-            PageSizeBits = engineOptions.PageSizeBits,
-            MemorySizeBits = engineOptions.MemorySizeBits,
-            SegmentSizeBits = engineOptions.SegmentSizeBits,
-        });
-        var functions = new RecordFunctions();
-        _rawSession = _raw.For(functions).NewSession<RecordFunctions>(functions);
+        _raw = new RawFasterStore(engineOptions, Path.Combine(_directory, "raw.log"));
         _engine = StoreOpener.Open(StoreSettingsValidator.Validate(engineOptions), NullLogger.Instance);
         _typed = new MixedStorageKVStore<long, byte[]>(InMemoryBenchmarkStores.Options(_directory, "typed"));
 
@@ -104,23 +90,12 @@ public class HotPathBenchmarks
     public Task CloseStoresAsync()
     {
         // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
-        _rawSession?.Dispose();
         _raw?.Dispose();
-        _rawDevice?.Dispose();
         return InMemoryBenchmarkStores.CloseAsync(_directory, _engine, _typed);
     }
 
     [BenchmarkCategory("Upsert"), Benchmark(Baseline = true)]
-    public void Raw_Upsert()
-    {
-        SpanByte key = SpanByte.FromFixedSpan(_keyBytes[NextKey()]);
-        SpanByte value = SpanByte.FromFixedSpan(_value);
-        Status status = _rawSession!.Upsert(ref key, ref value);
-        if (status.IsPending)
-        {
-            _rawSession.CompletePending(wait: true);
-        }
-    }
+    public void Raw_Upsert() => _raw!.Upsert(_keyBytes[NextKey()], _value);
 
     /// <summary>
     /// Raw FASTER through its asynchronous upsert, the call the engine makes (<see cref="PinnedRecord.UpsertAsync"/>):
@@ -129,7 +104,7 @@ public class HotPathBenchmarks
     [BenchmarkCategory("Upsert"), Benchmark]
     public async ValueTask RawAsync_Upsert()
     {
-        var result = await PinnedRecord.UpsertAsync(_rawSession!, _keyBytes[NextKey()], _value).ConfigureAwait(false);
+        var result = await PinnedRecord.UpsertAsync(_raw!.Session, _keyBytes[NextKey()], _value).ConfigureAwait(false);
         while (result.Status.IsPending)
         {
             result = await result.CompleteAsync().ConfigureAwait(false);
@@ -149,7 +124,7 @@ public class HotPathBenchmarks
     [BenchmarkCategory("Read"), Benchmark(Baseline = true)]
     public int Raw_Read()
     {
-        if (!PinnedRecord.TryRead(_rawSession!, _keyBytes[NextKey()], locate: false, out Status status, out PooledBuffer value))
+        if (!PinnedRecord.TryRead(_raw!.Session, _keyBytes[NextKey()], locate: false, out Status status, out PooledBuffer value))
         {
             throw new InvalidOperationException("An in-memory read went to the disk.");
         }
