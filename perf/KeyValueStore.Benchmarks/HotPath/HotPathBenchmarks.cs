@@ -1,13 +1,11 @@
 using System;
 using System.Collections.Concurrent;
-using System.IO;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using FASTER.core;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Benchmarks.HotPath;
 
@@ -39,13 +37,13 @@ public class HotPathBenchmarks
 {
     private const int Keys = 1024;
 
-    private readonly byte[][] _keyBytes = new byte[Keys][];
-    private readonly ConcurrentDictionary<long, byte[]> _dictionary = new();
+    private HotPathStores? _stores;
+    private byte[][] _keyBytes = [];
     private byte[] _value = [];
-    private string _directory = string.Empty;
     private RawFasterStore? _raw;
     private FasterRecordStore? _engine;
     private MixedStorageKVStore<long, byte[]>? _typed;
+    private ConcurrentDictionary<long, byte[]> _dictionary = new();
     private int _next;
 
     /// <summary>The value's length in bytes (issue 19: 16 to 256).</summary>
@@ -55,22 +53,8 @@ public class HotPathBenchmarks
     [GlobalSetup]
     public async Task OpenStoresAsync()
     {
-        _directory = Path.Combine(Path.GetTempPath(), "kvstore-bench-hotpath", Guid.NewGuid().ToString("N"));
-        Directory.CreateDirectory(_directory);
-
-        // Pinned for good: SpanByte.FromFixedSpan points FASTER at them without a fixed block.
-        _value = GC.AllocateArray<byte>(ValueSize, pinned: true);
-        Random.Shared.NextBytes(_value);
-        for (int key = 0; key < Keys; key++)
-        {
-            _keyBytes[key] = GC.AllocateArray<byte>(sizeof(long), pinned: true);
-            BitConverter.TryWriteBytes(_keyBytes[key], (long)key);
-        }
-
-        MixedStorageKVStoreOptions engineOptions = InMemoryBenchmarkStores.Options(_directory, "engine");
-        _raw = new RawFasterStore(engineOptions, Path.Combine(_directory, "raw.log"));
-        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(engineOptions), NullLogger.Instance);
-        _typed = new MixedStorageKVStore<long, byte[]>(InMemoryBenchmarkStores.Options(_directory, "typed"));
+        _stores = HotPathStores.Open("kvstore-bench-hotpath", Keys, ValueSize);
+        (_keyBytes, _value, _raw, _engine, _typed, _dictionary) = (_stores.KeyBytes, _stores.Value, _stores.Raw, _stores.Engine!, _stores.Typed!, _stores.Dictionary);
 
         for (int key = 0; key < Keys; key++)
         {
@@ -87,12 +71,7 @@ public class HotPathBenchmarks
     }
 
     [GlobalCleanup]
-    public Task CloseStoresAsync()
-    {
-        // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
-        _raw?.Dispose();
-        return InMemoryBenchmarkStores.CloseAsync(_directory, _engine, _typed);
-    }
+    public Task CloseStoresAsync() => _stores?.CloseAsync() ?? Task.CompletedTask;
 
     [BenchmarkCategory("Upsert"), Benchmark(Baseline = true)]
     public void Raw_Upsert() => _raw!.Upsert(_keyBytes[NextKey()], _value);

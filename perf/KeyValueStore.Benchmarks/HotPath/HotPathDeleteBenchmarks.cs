@@ -1,11 +1,8 @@
 using System;
 using System.Collections.Concurrent;
-using System.IO;
 using System.Threading.Tasks;
 using BenchmarkDotNet.Attributes;
 using KeyValueStore.Engine;
-using KeyValueStore.Storage;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Benchmarks.HotPath;
 
@@ -35,13 +32,13 @@ public class HotPathDeleteBenchmarks
 {
     private const int Keys = 1 << 16;
 
-    private readonly byte[][] _keyBytes = new byte[Keys][];
-    private readonly ConcurrentDictionary<long, byte[]> _dictionary = new();
+    private HotPathStores? _stores;
+    private byte[][] _keyBytes = [];
     private byte[] _value = [];
-    private string _directory = string.Empty;
     private RawFasterStore? _raw;
     private FasterRecordStore? _engine;
     private MixedStorageKVStore<long, byte[]>? _typed;
+    private ConcurrentDictionary<long, byte[]> _dictionary = new();
     private int _next;
 
     /// <summary>The deleted records' value length in bytes (issue 19: 16 to 256).</summary>
@@ -51,31 +48,16 @@ public class HotPathDeleteBenchmarks
     [GlobalSetup]
     public void OpenStores()
     {
-        _directory = Path.Combine(Path.GetTempPath(), "kvstore-bench-hotpath-delete", Guid.NewGuid().ToString("N"));
-        Directory.CreateDirectory(_directory);
-
-        // Pinned for good, as the raw store's synchronous calls need.
-        _value = GC.AllocateArray<byte>(ValueSize, pinned: true);
-        Random.Shared.NextBytes(_value);
-        for (int key = 0; key < Keys; key++)
+        _stores = HotPathStores.Open("kvstore-bench-hotpath-delete", Keys, ValueSize, options =>
         {
-            _keyBytes[key] = GC.AllocateArray<byte>(sizeof(long), pinned: true);
-            BitConverter.TryWriteBytes(_keyBytes[key], (long)key);
-        }
-
-        MixedStorageKVStoreOptions engineOptions = Options("engine");
-        _raw = new RawFasterStore(engineOptions, Path.Combine(_directory, "raw.log"));
-        _engine = StoreOpener.Open(StoreSettingsValidator.Validate(engineOptions), NullLogger.Instance);
-        _typed = new MixedStorageKVStore<long, byte[]>(Options("typed"));
+            options.MemorySizeBits = 30;
+            options.IndexNumBuckets = 2 * Keys;
+        });
+        (_keyBytes, _value, _raw, _engine, _typed, _dictionary) = (_stores.KeyBytes, _stores.Value, _stores.Raw, _stores.Engine!, _stores.Typed!, _stores.Dictionary);
     }
 
     [GlobalCleanup]
-    public Task CloseStoresAsync()
-    {
-        // Null-tolerant: a setup that threw leaves stores unopened, and its error is the one to report.
-        _raw?.Dispose();
-        return InMemoryBenchmarkStores.CloseAsync(_directory, _engine, _typed);
-    }
+    public Task CloseStoresAsync() => _stores?.CloseAsync() ?? Task.CompletedTask;
 
     [IterationSetup(Target = nameof(Raw_Delete))]
     public void LoadRaw()
@@ -174,12 +156,4 @@ public class HotPathDeleteBenchmarks
 
     private static bool Found(bool found) =>
         found ? true : throw new InvalidOperationException("A delete found no live record; the stores would not do like work.");
-
-    private MixedStorageKVStoreOptions Options(string name)
-    {
-        MixedStorageKVStoreOptions options = InMemoryBenchmarkStores.Options(_directory, name);
-        options.MemorySizeBits = 30;
-        options.IndexNumBuckets = 2 * Keys;
-        return options;
-    }
 }
