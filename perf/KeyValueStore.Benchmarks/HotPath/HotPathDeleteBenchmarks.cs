@@ -20,10 +20,12 @@ namespace KeyValueStore.Benchmarks.HotPath;
 /// </para>
 /// <para>
 /// Writing a key back over its tombstone appends a new record (FASTER never revives a tombstone in place), so the stores
-/// get 1 GB of log memory: the iterations of a run append a few hundred megabytes at most, and every delete stays a
-/// delete in the mutable region, in place. Otherwise as <see cref="HotPathBenchmarks"/>: compaction off, durability
-/// none, an index of twice as many buckets as keys, allocation per delete in its column (issue 19: at most 64 B).
-/// <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPathDelete*' --job Short --inProcess</c>
+/// get 1 GB of log memory: an iteration appends 3 MB (16-byte values) or 19 MB (256-byte values), so runs of up to 50
+/// iterations stay in memory and every delete stays a delete in the mutable region, in place. Otherwise as
+/// <see cref="HotPathBenchmarks"/>: compaction off, durability none, an index of twice as many buckets as keys, allocation
+/// per delete in its column (issue 19: at most 64 B). The first benchmark of a process needs more warm-up than Short's
+/// three iterations: <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPathDelete*'
+/// --job Short --iterationCount 20 --warmupCount 15 --inProcess</c>
 /// </para>
 /// </remarks>
 [Config(typeof(InMemoryBenchmarkStores.PerOperationConfig))]
