@@ -23,8 +23,9 @@ namespace KeyValueStore.Benchmarks.HotPath;
 /// get 1 GB of log memory: an iteration appends 3 MB (16-byte values) or 19 MB (256-byte values), so runs of up to 50
 /// iterations stay in memory and every delete stays a delete in the mutable region, in place. Otherwise as
 /// <see cref="HotPathBenchmarks"/>: compaction off, durability none, an index of twice as many buckets as keys, allocation
-/// per delete in its column (issue 19: at most 64 B). The first benchmark of a process needs more warm-up than Short's
-/// three iterations: <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPathDelete*'
+/// per delete in its column (issue 19: at most 64 B). Iterations are short (a few milliseconds), so the figures in
+/// docs/benchmarks.md ("Deletes", which also tells of a process whose first benchmark ran slow throughout) come from
+/// more of them: <c>dotnet run -c Release --project perf/KeyValueStore.Benchmarks -- --filter '*HotPathDelete*'
 /// --job Short --iterationCount 20 --warmupCount 15 --inProcess</c>
 /// </para>
 /// </remarks>
