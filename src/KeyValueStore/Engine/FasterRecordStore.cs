@@ -85,7 +85,7 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         _sessions = new SessionPool<StoreSession>(settings.SessionPoolSize, NewSession);
         _epochNudger = new EpochNudger(NewSession(), timeProvider);
         _dropRule = new CompactionDropRule(settings.DropOnCompaction, settings.ValueChecksums);
-        _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes, _dropRule);
+        _copier = new LiveRecordCopier(FasterKV, keyStripes, _stripeWrites, journal, NewSession, _epochNudger, _fault, (int)settings.PageSizeBytes, _dropRule, settings.CompactionGiveWay);
         _liveBytes = new LiveBytesEstimator(FasterKV, log.Device, NewSession, _fault, settings.PageSizeBits);
         Compactor = NewCompactor(settings, timeProvider);
 

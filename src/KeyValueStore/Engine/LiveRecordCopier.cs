@@ -37,7 +37,9 @@ namespace KeyValueStore.Engine;
 /// <para>
 /// Records are copied by up to <see cref="Workers"/> sessions at once, as many as the slice asks for: a record on disk costs a read, and the reads of one
 /// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages. The slices
-/// of one pass share one scan of the log (<see cref="SliceScan"/>).
+/// of one pass share one scan of the log (<see cref="SliceScan"/>). In a slice with time to spare, each worker before
+/// each record, and the scan every <see cref="ScannedRecords.RecordsPerGiveWay"/> records, gives its core to a waiting
+/// foreground operation (<see cref="Concurrency.GiveWay"/>).
 /// </para>
 /// </remarks>
 internal sealed class LiveRecordCopier : IDisposable
@@ -57,6 +59,7 @@ internal sealed class LiveRecordCopier : IDisposable
     private readonly StoreFault _fault;
     private readonly int _pageSizeBytes;
     private readonly CompactionDropRule _dropRule;
+    private readonly Action _giveWay;
 
     // A batch's arena is over a megabyte (the large-object heap): kept between slices rather than allocated for each.
     private ScannedRecords? _spareBatch;
@@ -74,9 +77,11 @@ internal sealed class LiveRecordCopier : IDisposable
         EpochNudger epochNudger,
         StoreFault fault,
         int pageSizeBytes,
-        CompactionDropRule dropRule)
+        CompactionDropRule dropRule,
+        Action giveWay)
     {
         _dropRule = dropRule;
+        _giveWay = giveWay;
         _store = store;
         _keyStripes = keyStripes;
         _stripeWrites = stripeWrites;
@@ -100,6 +105,9 @@ internal sealed class LiveRecordCopier : IDisposable
             sessions[i] = _newSession();
         }
 
+        // A slice with time to spare (fewer workers than all) lets waiting foreground operations go first between records;
+        // one the log's growth hurries copies at full speed, as the writers would otherwise soon be held for it.
+        Action? giveWay = copyWorkers < Workers ? _giveWay : null;
         SliceScan scan = Interlocked.Exchange(ref _scan, null) ?? new SliceScan(_store);
         if (scan.BeginSlice(fromAddress, untilAddress, passUntilAddress))
         {
@@ -115,14 +123,14 @@ internal sealed class LiveRecordCopier : IDisposable
             long copied = 0;
             while (true)
             {
-                filling = Task.Run(() => batch.FillFrom(scan));
+                filling = Task.Run(() => batch.FillFrom(scan, giveWay));
                 if (!await filling.WaitAsync(_fault.Token).ConfigureAwait(false))
                 {
                     copiedAll = true;
                     return copied;
                 }
 
-                copied += await CopyBatchAsync(batch, sessions).ConfigureAwait(false);
+                copied += await CopyBatchAsync(batch, sessions, giveWay).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (_fault.IsFaulted)
@@ -179,13 +187,13 @@ internal sealed class LiveRecordCopier : IDisposable
     }
 
     /// <summary>Copies the records of <paramref name="batch"/> that are still live, each worker taking the next one; returns the bytes appended.</summary>
-    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions)
+    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions, Action? giveWay)
     {
         var cursor = new BatchCursor();
         var workers = new Task<long>[sessions.Length];
         for (int i = 0; i < workers.Length; i++)
         {
-            workers[i] = CopyShareAsync(batch, sessions[i], cursor);
+            workers[i] = CopyShareAsync(batch, sessions[i], cursor, giveWay);
         }
 
         long copied = 0;
@@ -197,12 +205,13 @@ internal sealed class LiveRecordCopier : IDisposable
         return copied;
     }
 
-    private async Task<long> CopyShareAsync(ScannedRecords batch, StoreSession session, BatchCursor cursor)
+    private async Task<long> CopyShareAsync(ScannedRecords batch, StoreSession session, BatchCursor cursor, Action? giveWay)
     {
         long copied = 0;
         int[] stripeOfRecord = new int[1];
         for (int index = cursor.Next(); index < batch.Count; index = cursor.Next())
         {
+            giveWay?.Invoke();
             copied += await CopyIfLatestAsync(session, batch, index, stripeOfRecord).ConfigureAwait(false);
         }
 

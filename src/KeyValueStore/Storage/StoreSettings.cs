@@ -44,6 +44,12 @@ internal sealed record StoreSettings(
     /// </summary>
     public Action<byte[]>? BeforeNewRecordLinked { get; init; }
 
+    /// <summary>
+    /// Called by compaction's copy workers and scan between records, to let waiting foreground operations run first
+    /// (<see cref="Concurrency.GiveWay"/>); tests give one that counts the calls.
+    /// </summary>
+    public Action CompactionGiveWay { get; init; } = Concurrency.GiveWay.ToWaitingThreads;
+
     /// <summary>Flushes directories after the store creates or renames files in them; tests give one that watches the calls.</summary>
     public DirectoryDurability Directories { get; init; } = DirectoryDurability.FileSystem;
 
