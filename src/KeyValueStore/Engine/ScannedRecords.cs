@@ -12,8 +12,10 @@ namespace KeyValueStore.Engine;
 internal sealed class ScannedRecords
 {
     /// <summary>
-    /// How many records the scan copies between two calls to its give-way: about 16 µs of copying 1 KB records on the
-    /// 2-core VM, short against a copy worker's record (<see cref="Concurrency.GiveWay"/>).
+    /// How many records the scan copies between two calls to its give-way (<see cref="Concurrency.GiveWay"/>): copying a
+    /// scanned record into the arena is far less work than a copy worker's record (a locating read, and an upsert when
+    /// it is live), which gives way before each one, so the scan does it for a handful. Not tuned: the paced load test's
+    /// figures with it are in docs/benchmarks.md, "Compaction gives way between records".
     /// </summary>
     public const int RecordsPerGiveWay = 16;
 

@@ -45,8 +45,8 @@ internal sealed record StoreSettings(
     public Action<byte[]>? BeforeNewRecordLinked { get; init; }
 
     /// <summary>
-    /// Called by compaction's copy workers and scan between records, to let waiting foreground operations run first
-    /// (<see cref="Concurrency.GiveWay"/>); tests give one that counts the calls.
+    /// Called by compaction's copy workers and scan between records in a slice with time to spare, to let waiting
+    /// foreground operations run first (<see cref="Concurrency.GiveWay"/>); tests give one that counts the calls.
     /// </summary>
     public Action CompactionGiveWay { get; init; } = Concurrency.GiveWay.ToWaitingThreads;
 
