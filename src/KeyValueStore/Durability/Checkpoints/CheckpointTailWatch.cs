@@ -1,5 +1,5 @@
+using System;
 using System.Threading;
-using System.Threading.Tasks;
 using FASTER.core;
 
 namespace KeyValueStore.Durability;
@@ -11,29 +11,26 @@ namespace KeyValueStore.Durability;
 /// </summary>
 /// <remarks>
 /// FASTER calls <see cref="BeforeEnteringState"/> inside its state machine's critical section, after the checkpoint's
-/// own step for the new phase (which fixes the final address) and before the phase is entered: it only completes a task,
-/// whose continuations run elsewhere.
+/// own step for the new phase (which fixes the final address) and before the phase is entered, on whichever thread
+/// made the step: the action armed must be short and must not call into FASTER (<see cref="CheckpointWriterHold.Release"/>
+/// only opens a barrier). Threads entering FASTER meanwhile wait for the phase to be entered.
 /// </remarks>
 internal sealed class CheckpointTailWatch : IStateMachineCallback
 {
-    private TaskCompletionSource _tailFixed = NewSource();
+    private Action? _onTailFixed;
 
-    /// <summary>Call before starting a checkpoint: the task completes once that checkpoint's tail is fixed.</summary>
-    public Task Arm()
-    {
-        TaskCompletionSource source = NewSource();
-        Volatile.Write(ref _tailFixed, source);
-        return source.Task;
-    }
+    /// <summary>Call before starting a checkpoint: <paramref name="onTailFixed"/> runs once that checkpoint's tail is fixed.</summary>
+    public void Arm(Action onTailFixed) => Volatile.Write(ref _onTailFixed, onTailFixed);
+
+    /// <summary>Call once the checkpoint has ended: no later step runs the action.</summary>
+    public void Disarm() => Volatile.Write(ref _onTailFixed, null);
 
     /// <inheritdoc/>
     public void BeforeEnteringState<Key, Value>(SystemState next, FasterKV<Key, Value> faster)
     {
         if (next.Phase == Phase.WAIT_FLUSH)
         {
-            Volatile.Read(ref _tailFixed).TrySetResult();
+            Interlocked.Exchange(ref _onTailFixed, null)?.Invoke();
         }
     }
-
-    private static TaskCompletionSource NewSource() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

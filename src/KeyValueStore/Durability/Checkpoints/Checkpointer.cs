@@ -323,15 +323,15 @@ internal sealed class Checkpointer : IAsyncDisposable
             _store.CommitCookie = walPosition.Value.ToCookie();
         }
 
-        long writersHeldFrom = _timeProvider.GetTimestamp();
-        await _writes.CloseAsync().ConfigureAwait(false);
-        bool writersHeld = true;
-        TimeSpan heldFor = TimeSpan.Zero;
+        CheckpointWriterHold writersHeld = await CheckpointWriterHold.BeginAsync(_writes, _timeProvider).ConfigureAwait(false);
         Guid token;
         try
         {
             _fault.ThrowIfFaulted();
-            Task tailFixed = _tailWatch.Arm();
+
+            // Writers wait only until the checkpoint's tail is fixed; they write above it while its pages flush. They are
+            // let go from inside FASTER's step that fixes it (CheckpointWriterHold says why).
+            _tailWatch.Arm(writersHeld.Release);
             while (!_store.TryInitiateHybridLogCheckpoint(out token, CheckpointType.FoldOver))
             {
                 // Only this class starts checkpoints, so FASTER is busy with something else of its own (an index
@@ -340,23 +340,15 @@ internal sealed class Checkpointer : IAsyncDisposable
                 await Task.Yield();
             }
 
-            // Writers wait only until the checkpoint's tail is fixed; they write above it while its pages flush.
-            Task completed = _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask());
-            await Task.WhenAny(tailFixed, completed).ConfigureAwait(false);
-            writersHeld = false;
-            _writes.Open();
-            heldFor = _timeProvider.GetElapsedTime(writersHeldFrom);
-            await completed.ConfigureAwait(false);
+            await _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask()).ConfigureAwait(false);
 
             // FASTER completes a checkpoint whose files failed to write: only the fault tells.
             _fault.ThrowIfFaulted();
         }
         finally
         {
-            if (writersHeld)
-            {
-                _writes.Open();
-            }
+            _tailWatch.Disarm();
+            writersHeld.Release();
         }
 
         // Recorded before anything it replaces may go: recovery holds the store to this record (CheckpointRecord).
@@ -388,6 +380,6 @@ internal sealed class Checkpointer : IAsyncDisposable
         Interlocked.Increment(ref _checkpointCount);
         TimeSpan took = _timeProvider.GetElapsedTime(started);
         _metrics.RecordCheckpoint(took);
-        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, took, heldFor);
+        StoreEvents.CheckpointTaken(_logger, reason, token, _store.CurrentVersion - 1, took, writersHeld.HeldFor);
     }
 }
