@@ -14,7 +14,9 @@ namespace KeyValueStore.Compaction;
 /// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
 /// (checked before each slice, and every few milliseconds while one copies or the pass releases segments), writers are
 /// held out until a slice brings it back under: they are slowed as far as compaction is behind, and the disk stays
-/// bounded. Only while compaction gives room back, though (<see cref="_givingRoomBack"/>). Deletes no file itself:
+/// bounded. Only while compaction gives room back, though (<see cref="_givingRoomBack"/>). A slice with time to spare
+/// is followed by a rest that leaves the disk to the foreground (<see cref="CompactionThresholdPolicy.RestAfterSlice"/>);
+/// one the log's growth hurries, or a compaction asked for now, goes straight on. Deletes no file itself:
 /// the journal decides when the emptied segment files go, and a long pass asks it on the way (each time it has emptied
 /// an eighth of the threshold in whole segments, or a whole segment while it holds the writers or where the journal
 /// asks for that), not only at its end.
@@ -151,7 +153,9 @@ internal sealed class CompactionPass
                 // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log passes
                 // the bound, without waiting for the slice to end.
                 // As many copiers as the log's distance to the back-pressure bound asks for (CopyWorkersFor says why).
-                int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(_store.Log.TailAddress - _store.Log.BeginAddress, MaxCopyWorkers);
+                int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(LogBytes, MaxCopyWorkers);
+                long sliceStarted = _timeProvider.GetTimestamp();
+                long tailBefore = _store.Log.TailAddress;
                 SliceDone slice = await RunWatchedAsync(
                     backPressure,
                     () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, backPressure.IsHeld, copyWorkers))).ConfigureAwait(false);
@@ -179,6 +183,13 @@ internal sealed class CompactionPass
                     await RunWatchedAsync(backPressure, () => ReleaseAsync(cancellationToken)).ConfigureAwait(false);
                     releasedUntil = sliceEnd;
                 }
+
+                // A slice with time to spare is followed by a rest that leaves the disk to the foreground; not one a
+                // compaction asked for now, nor one that held writers.
+                if (!allCopyWorkers && !sliceHeldWriters && sliceEnd < untilAddress)
+                {
+                    await RestAsync(_timeProvider.GetElapsedTime(sliceStarted), _store.Log.TailAddress - tailBefore, cancellationToken).ConfigureAwait(false);
+                }
             }
         }
         finally
@@ -200,6 +211,35 @@ internal sealed class CompactionPass
         _statistics.RecordPass(Math.Max(0, beginAfter - beginBefore - copied), result.DiskBytesFreed);
         return result;
     }
+
+    /// <summary>
+    /// Rests before the next slice as long as the policy says (<see cref="CompactionThresholdPolicy.RestAfterSlice"/>),
+    /// looking at the log every <see cref="BackPressureWatchInterval"/>: the rest ends early once the log has grown to
+    /// where compaction hurries.
+    /// </summary>
+    private async Task RestAsync(TimeSpan sliceTook, long grownBytes, CancellationToken cancellationToken)
+    {
+        TimeSpan rest = _policy.RestAfterSlice(sliceTook, LogBytes, grownBytes);
+        if (rest <= TimeSpan.Zero)
+        {
+            return;
+        }
+
+        long started = _timeProvider.GetTimestamp();
+        try
+        {
+            for (TimeSpan left = rest; left > TimeSpan.Zero && LogBytes < _policy.HurriedFromBytes; left = rest - _timeProvider.GetElapsedTime(started))
+            {
+                await Task.Delay(left < BackPressureWatchInterval ? left : BackPressureWatchInterval, _timeProvider, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            _statistics.RecordRest(_timeProvider.GetElapsedTime(started));
+        }
+    }
+
+    private long LogBytes => _store.Log.TailAddress - _store.Log.BeginAddress;
 
     /// <summary>
     /// Runs <paramref name="work"/> (the live estimate a pass is followed by) under the same watch as a slice: writers
@@ -282,7 +322,7 @@ internal sealed class CompactionPass
     }
 
     /// <summary>Whether writers should be held now: the log is over the policy's bound, and the work under way gives room back.</summary>
-    private bool ShouldHoldWriters() => _givingRoomBack && _policy.ShouldHoldWriters(_store.Log.TailAddress - _store.Log.BeginAddress);
+    private bool ShouldHoldWriters() => _givingRoomBack && _policy.ShouldHoldWriters(LogBytes);
 
     /// <summary>Whether compacting <paramref name="compactedBytes"/> of log, of which <paramref name="copiedBytes"/> were live, gave room back.</summary>
     private static bool GivesRoomBack(long copiedBytes, long compactedBytes) =>

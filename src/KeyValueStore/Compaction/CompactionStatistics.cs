@@ -15,6 +15,7 @@ internal sealed class CompactionStatistics
     private long _backPressureTicks;
     private long _roomWaitTicks;
     private long _longestRoomWaitTicks;
+    private long _restTicks;
 
     /// <summary>Gets the passes completed.</summary>
     public long Passes => Interlocked.Read(ref _passes);
@@ -37,6 +38,9 @@ internal sealed class CompactionStatistics
     /// <summary>Gets the longest one write waited for room under the log's disk budget.</summary>
     public TimeSpan LongestWaitForRoom => TimeSpan.FromTicks(Interlocked.Read(ref _longestRoomWaitTicks));
 
+    /// <summary>Gets the time passes rested between slices, leaving the disk and the cores to the foreground (<see cref="CompactionThresholdPolicy.RestAfterSlice"/>).</summary>
+    public TimeSpan Rested => TimeSpan.FromTicks(Interlocked.Read(ref _restTicks));
+
     /// <summary>Records one completed pass.</summary>
     public void RecordPass(long logBytesReclaimed, long diskBytesFreed)
     {
@@ -44,6 +48,9 @@ internal sealed class CompactionStatistics
         Interlocked.Add(ref _logBytesReclaimed, logBytesReclaimed);
         Interlocked.Add(ref _diskBytesFreed, diskBytesFreed);
     }
+
+    /// <summary>Records one rest of a pass between two slices.</summary>
+    public void RecordRest(TimeSpan rested) => Interlocked.Add(ref _restTicks, rested.Ticks);
 
     /// <summary>Records one stretch of writers held out by back-pressure.</summary>
     public void RecordBackPressure(TimeSpan held) => Interlocked.Add(ref _backPressureTicks, held.Ticks);

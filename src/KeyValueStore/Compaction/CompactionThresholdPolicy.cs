@@ -41,6 +41,9 @@ internal sealed class CompactionThresholdPolicy
     /// </summary>
     public const double AlmostAllLive = 0.9;
 
+    /// <summary>How long a pass rests after a slice with time to spare, per unit of the slice's own time (<see cref="RestAfterSlice"/>).</summary>
+    public const double RestPerSliceTime = 2;
+
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
     private readonly SteadiedLiveEstimate _estimates = new();
@@ -127,6 +130,51 @@ internal sealed class CompactionThresholdPolicy
 
         double towardsBound = (double)(logBytes - ThresholdBytes) / span;
         return Math.Clamp(1 + (int)Math.Ceiling(towardsBound * 2 * (maxWorkers - 1)), 1, maxWorkers);
+    }
+
+    /// <summary>
+    /// Gets the log size from which compaction hurries: halfway from the threshold to the back-pressure bound. From there a
+    /// slice copies with all its workers (<see cref="CopyWorkersFor"/>) and no pass rests between slices
+    /// (<see cref="RestAfterSlice"/>).
+    /// </summary>
+    public long HurriedFromBytes
+    {
+        get
+        {
+            long threshold = ThresholdBytes;
+            return threshold + Math.Max(0, (BackPressureBytes - threshold) / 2);
+        }
+    }
+
+    /// <summary>
+    /// How long a pass rests before its next slice after one that took <paramref name="sliceTook"/>, in which the log's
+    /// tail grew by <paramref name="grownBytes"/> to a log of <paramref name="logBytes"/>: <see cref="RestPerSliceTime"/>
+    /// times the slice's time while the log is under <see cref="HurriedFromBytes"/>, and no longer than the log, growing
+    /// as it did during the slice, takes to get there; none from there on.
+    /// </summary>
+    /// <remarks>
+    /// A slice's copies read the disk and append to the log, whose pages then flush: beside a pass, Commit mode's group
+    /// commits waited for the disk longer, and its writers' p99.9 was twice that beside none (docs/benchmarks.md,
+    /// "Compaction rests between slices"). Resting between slices spreads that over more time. The cap on the log's growth
+    /// keeps unpaced writers from taking the log past the point where the pass must hurry while it rests: resting a
+    /// fixed share of the time let the disk reach 6-12 times the live data in some second of an unpaced run.
+    /// </remarks>
+    public TimeSpan RestAfterSlice(TimeSpan sliceTook, long logBytes, long grownBytes)
+    {
+        long hurriedFrom = HurriedFromBytes;
+        if (sliceTook <= TimeSpan.Zero || logBytes >= hurriedFrom)
+        {
+            return TimeSpan.Zero;
+        }
+
+        TimeSpan rest = sliceTook * RestPerSliceTime;
+        if (grownBytes <= 0)
+        {
+            return rest;
+        }
+
+        TimeSpan untilHurried = sliceTook * ((double)(hurriedFrom - logBytes) / grownBytes);
+        return untilHurried < rest ? untilHurried : rest;
     }
 
     /// <summary>

@@ -47,6 +47,24 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void APass_RestsTwiceASlicesTime_UntilTheLogGetsHalfwayToTheBackPressureBound()
+    {
+        // A threshold of 800 and a bound of 1,000: compaction hurries from 900.
+        var policy = new CompactionThresholdPolicy(800);
+        TimeSpan slice = TimeSpan.FromMilliseconds(10);
+
+        Assert.Equal(900, policy.HurriedFromBytes);
+        Assert.Equal(TimeSpan.FromMilliseconds(20), policy.RestAfterSlice(slice, logBytes: 850, grownBytes: 0));
+
+        // Growing 100 bytes a slice, the log would reach 900 in half a slice's time.
+        Assert.Equal(TimeSpan.FromMilliseconds(5), policy.RestAfterSlice(slice, logBytes: 850, grownBytes: 100));
+        Assert.Equal(TimeSpan.FromMilliseconds(20), policy.RestAfterSlice(slice, logBytes: 850, grownBytes: 10));
+        Assert.Equal(TimeSpan.Zero, policy.RestAfterSlice(slice, logBytes: 900, grownBytes: 0));
+        Assert.Equal(TimeSpan.Zero, policy.RestAfterSlice(slice, logBytes: 5_000, grownBytes: 0));
+        Assert.Equal(TimeSpan.Zero, policy.RestAfterSlice(TimeSpan.Zero, logBytes: 850, grownBytes: 0));
+    }
+
+    [Fact]
     public void WritersAreHeld_FromAQuarterAgainTheThreshold()
     {
         // Two and a half times the live data: at half again (three times), the files of a Checkpoint-mode store sat at

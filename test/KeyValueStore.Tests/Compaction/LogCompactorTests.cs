@@ -888,6 +888,54 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// A scheduled pass with time to spare (the log at its threshold, short of where compaction hurries) rests between
+    /// its slices, leaving the disk to the foreground, and still keeps every key; a compaction asked for now copies
+    /// without resting.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task APassWithTimeToSpare_RestsBetweenItsSlices_ACompactionAskedForNowDoesNot(bool askedForNow)
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        const int Keys = 60_000;
+
+        // Three rounds of the same keys: a third of the log is live, so its estimate leaves the threshold where it is set.
+        for (int round = 0; round < 3; round++)
+        {
+            await WritePatternedKeysAsync(store, Keys);
+        }
+
+        long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+        Assert.True(store.FasterKV.Log.SafeReadOnlyAddress - store.FasterKV.Log.BeginAddress > 3 * CompactionPass.MinSliceBytes, "the log must span more than three slices");
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes: logBytes * 9 / 10);
+        Assert.True(logBytes < policy.HurriedFromBytes, "the log must be short of where compaction hurries");
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(store, policy, new RecordingLogger(), store.CopyLiveRecordsAsync);
+
+        if (askedForNow)
+        {
+            await compactor.CompactNowAsync();
+        }
+        else
+        {
+            await compactor.RunScheduledStepAsync();
+        }
+
+        Assert.True(compactor.Statistics.Passes >= 1, "no pass ran");
+        if (askedForNow)
+        {
+            Assert.Equal(TimeSpan.Zero, compactor.Statistics.Rested);
+        }
+        else
+        {
+            Assert.True(compactor.Statistics.Rested > TimeSpan.Zero, "the pass did not rest between its slices");
+        }
+
+        await AssertEveryPatternedKeyAsync(store, Keys);
+    }
+
+    /// <summary>
     /// A durable store lets segment files go only after a checkpoint has recorded the new begin address. A long pass
     /// once checkpointed only at its end, so the disk held every segment it emptied until then; it now releases them
     /// every quarter of the threshold.
