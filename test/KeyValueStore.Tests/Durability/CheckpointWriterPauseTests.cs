@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Concurrent;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -45,11 +46,7 @@ public class CheckpointWriterPauseTests
                 await Eventually.TrueAsync(() => segments.HeldWrites > 0 || checkpoint.IsCompleted, () => "the checkpoint wrote no page");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its pages held back");
 
-                Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
-                Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
-
-                Assert.Same(write, first);
-                await write;
+                await AssertAWriteCompletesAsync(store, "a write waited for the checkpoint");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its pages held back");
             }
             finally
@@ -104,11 +101,7 @@ public class CheckpointWriterPauseTests
             {
                 await WithinHangLimitAsync(() => segments.BlockedWriteCalls > 0, "no page write was asked for");
                 checkpoint = store.CheckpointAsync();
-                Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
-                Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
-
-                Assert.True(write == first, "a write waited for a checkpoint held up by a page write call blocked inside FASTER");
-                await write;
+                await AssertAWriteCompletesAsync(store, "a write waited for a checkpoint held up by a page write call blocked inside FASTER");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with a page write not yet issued");
             }
             finally
@@ -137,7 +130,7 @@ public class CheckpointWriterPauseTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        var checkpointFiles = new System.Collections.Concurrent.ConcurrentQueue<FaultInjectingDevice>();
+        var checkpointFiles = new ConcurrentQueue<FaultInjectingDevice>();
         int holding = 0;
         StoreSettings settings = StoreSettingsValidator.Validate(options) with
         {
@@ -174,11 +167,7 @@ public class CheckpointWriterPauseTests
                 await WithinHangLimitAsync(() => checkpointFiles.Any(file => file.HeldWrites > 0) || checkpoint.IsCompleted, "the checkpoint wrote no metadata");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
 
-                Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
-                Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
-
-                Assert.True(write == first, "a write waited for a checkpoint's metadata, past its fixed tail");
-                await write;
+                await AssertAWriteCompletesAsync(store, "a write waited for a checkpoint's metadata, past its fixed tail");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
             }
             finally
@@ -256,6 +245,16 @@ public class CheckpointWriterPauseTests
             MixedStorageKVStoreOptions reopen = Options(directory, DurabilityMode.Commit);
             await AssertAReopenReadsAsync(reopen, (200, Value(200, 2, 100)), (201, Value(201, 1, 100)));
         }
+    }
+
+    /// <summary>Writes key 500 while the checkpoint is held up, and fails with <paramref name="failure"/> unless the write completes within the hang limit.</summary>
+    private static async Task AssertAWriteCompletesAsync(FasterRecordStore store, string failure)
+    {
+        Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
+        Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
+
+        Assert.True(write == first, failure);
+        await write;
     }
 
     /// <summary>The hundred records every test writes before its checkpoint, each of 100 bytes.</summary>
