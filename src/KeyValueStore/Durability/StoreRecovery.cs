@@ -79,7 +79,7 @@ internal static class StoreRecovery
         SegmentRecyclingDevice? spares = null;
         try
         {
-            (store, device, CheckpointDeviceFactory? checkpointFiles, spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault, timeProvider);
+            (store, device, CheckpointDeviceFactory? checkpointFiles, CheckpointCommits? commits, spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: point is not null, fault, timeProvider);
             IndexCheckpointRecord? index = null;
             if (point is not null)
             {
@@ -98,7 +98,7 @@ internal static class StoreRecovery
                 checkpointFiles!.DeleteReplacedCheckpoints();
             }
 
-            return new RecoveredLog(store, device, spares, checkpointFiles!, index, writeAheadLog, walSite, replayFrom);
+            return new RecoveredLog(store, device, spares, checkpointFiles!, commits!, index, writeAheadLog, walSite, replayFrom);
         }
         catch (Exception e)
         {

@@ -120,7 +120,7 @@ internal static class StoreOpener
             else
             {
                 EnsureNoDurableStoreIn(layout);
-                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _, SegmentRecyclingDevice spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault, timeProvider);
+                (FasterKV<SpanByte, SpanByte> fasterKV, TruncationSafeDevice device, _, _, SegmentRecyclingDevice spares) = FasterLogFactory.Create(settings, layout, reopenExistingSegments: false, fault, timeProvider);
                 engine = Assemble(new OpenedLog(fasterKV, fault, device, layout, fileLock, spares), settings, logger, timeProvider, (_, _, _) => new NoJournal(fasterKV));
             }
 
@@ -179,11 +179,11 @@ internal static class StoreOpener
     /// </summary>
     private static IWriteJournal DurableJournal(StoreSettings settings, LogFileLayout layout, RecoveredLog recovered, WriteBarrier writes, int stripeCount, StoreFault fault, StoreMetrics metrics, TimeProvider timeProvider, ILogger logger)
     {
-        var indexCheckpoints = new IndexCheckpoints(recovered.Store, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
+        var indexCheckpoints = new IndexCheckpoints(recovered.Store, recovered.Commits, layout, settings.Directories, settings.MinReplayBytesForIndexCheckpoint, recovered.Index, fault, timeProvider, logger);
         if (settings.Durability != DurabilityMode.Commit)
         {
             var checkpoints = new Checkpointer(
-                recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, writes, writeAheadLog: null, loggedWrites: null, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+                recovered.Store, layout, recovered.CheckpointFiles, recovered.Commits, indexCheckpoints, writes, writeAheadLog: null, loggedWrites: null, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
             return new CheckpointJournal(checkpoints, settings.CheckpointInterval, recovered.WriteAheadLog, recovered.WriteAheadLogSite, recovered.ReplayFrom, timeProvider, logger);
         }
 
@@ -191,7 +191,7 @@ internal static class StoreOpener
         var loggedWrites = new WriteGenerations();
         var applies = new WriteBarrier();
         var checkpointer = new Checkpointer(
-            recovered.Store, layout, recovered.CheckpointFiles, indexCheckpoints, applies, recovered.WriteAheadLog, loggedWrites, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
+            recovered.Store, layout, recovered.CheckpointFiles, recovered.Commits, indexCheckpoints, applies, recovered.WriteAheadLog, loggedWrites, fault, metrics, settings.Directories, settings.SegmentSizeBits, timeProvider, logger);
         return new WriteAheadJournal(recovered.WriteAheadLog!, recovered.ReplayFrom, checkpointer, settings.CheckpointInterval, stripeCount, fault, timeProvider, loggedWrites, applies);
     }
 

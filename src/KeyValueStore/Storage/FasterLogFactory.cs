@@ -20,8 +20,8 @@ internal static class FasterLogFactory
     /// </param>
     /// <param name="fault">Receives the first failed write or read of the segment files or the checkpoint files.</param>
     /// <param name="timeProvider">Times how long emptied segment files are kept for reuse.</param>
-    /// <returns>The store, its device, for a durable store the factory of its checkpoint files, and the device keeping emptied segment files for reuse.</returns>
-    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles, SegmentRecyclingDevice Spares) Create(
+    /// <returns>The store, its device, for a durable store the factory of its checkpoint files and the commits of its checkpoints' metadata, and the device keeping emptied segment files for reuse.</returns>
+    public static (FasterKV<SpanByte, SpanByte> Store, TruncationSafeDevice Device, CheckpointDeviceFactory? CheckpointFiles, CheckpointCommits? Commits, SegmentRecyclingDevice Spares) Create(
         StoreSettings settings, LogFileLayout layout, bool reopenExistingSegments, StoreFault fault, TimeProvider timeProvider)
     {
         // Preallocating segments trades disk space for fewer file-extension stalls while flushing pages, and a new segment
@@ -39,7 +39,8 @@ internal static class FasterLogFactory
         // A durable store checksums every sector it writes, so that recovery can tell damage from FASTER's empty space.
         SectorChecksums? checksums = settings.IsDurable ? new SectorChecksums(layout, settings.Directories) : null;
         IDevice checksummed = checksums is null ? reporting : new ChecksummingDevice(reporting, checksums, fault);
-        var device = new TruncationSafeDevice(new OffEpochWriteDevice(checksummed, fault, SegmentFiles));
+        CheckpointCommits? commits = settings.IsDurable ? new CheckpointCommits() : null;
+        var device = new TruncationSafeDevice(new OffEpochWriteDevice(checksummed, fault, SegmentFiles), commits);
         try
         {
             var logSettings = new LogSettings
@@ -53,7 +54,7 @@ internal static class FasterLogFactory
 
             if (!settings.IsDurable)
             {
-                return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device, null, spares);
+                return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings), device, null, null, spares);
             }
 
             var checkpointFiles = new CheckpointDeviceFactory(
@@ -67,9 +68,9 @@ internal static class FasterLogFactory
             // factory waits for the store's record, see CheckpointDeviceFactory). Its disposal does nothing, so the store
             // need not keep it.
             var checkpointManager = new ChecksumPersistingCheckpointManager(
-                checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), checksums!, fault);
+                checkpointFiles, new DefaultCheckpointNamingScheme(new System.IO.DirectoryInfo(layout.CheckpointDirectory).FullName), checksums!, commits!, fault);
             var checkpointSettings = new CheckpointSettings { CheckpointManager = checkpointManager };
-            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles, spares);
+            return (new FasterKV<SpanByte, SpanByte>(settings.IndexNumBuckets, logSettings, checkpointSettings), device, checkpointFiles, commits, spares);
         }
         catch
         {

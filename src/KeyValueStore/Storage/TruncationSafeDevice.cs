@@ -1,5 +1,6 @@
 using System;
 using System.Threading;
+using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Concurrency;
 
@@ -20,8 +21,15 @@ namespace KeyValueStore.Storage;
 /// the store's epoch, and one waited for after the epoch is gone spins on freed memory. Truncations that arrive
 /// after the gate closed are dropped: the store is closing, and its segments are deleted on close
 /// anyway when <c>DeleteLogOnClose</c> is set.
+/// <para>
+/// In a durable store a truncation also waits for the checkpoint commits started before it (<paramref name="commits"/>),
+/// and is dropped when the latest of them failed. FASTER truncates the log below a checkpoint's begin address as soon as
+/// it has handed that checkpoint's metadata to its manager, and the metadata is now written later, off FASTER's epoch
+/// (<see cref="CheckpointCommits"/>): truncating at once deleted segments that the previous checkpoint, still the
+/// latest one on disk, needed, and a crash in between left a store that would not open.
+/// </para>
 /// </remarks>
-internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inner)
+internal sealed class TruncationSafeDevice(IDevice inner, CheckpointCommits? commits = null) : DelegatingDevice(inner)
 {
     private readonly OperationGate _truncations = new();
     private int _disposed;
@@ -63,6 +71,11 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
 
     private void Truncate(Action truncate)
     {
+        if (AfterCommits(() => Truncate(truncate), dropped: () => { }))
+        {
+            return;
+        }
+
         if (!_truncations.TryEnter(out OperationGate.Admission admission))
         {
             return;
@@ -80,6 +93,11 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
 
     private void TruncateAsync(Action<AsyncCallback> start, AsyncCallback callback, IAsyncResult result)
     {
+        if (AfterCommits(() => TruncateAsync(start, callback, result), dropped: () => callback(result)))
+        {
+            return;
+        }
+
         if (!_truncations.TryEnter(out OperationGate.Admission admission))
         {
             callback(result);
@@ -105,5 +123,26 @@ internal sealed class TruncationSafeDevice(IDevice inner) : DelegatingDevice(inn
             _truncations.Exit(admission);
             throw;
         }
+    }
+
+    /// <summary>
+    /// When a checkpoint commit is still being written, runs <paramref name="truncation"/> once it has been (or
+    /// <paramref name="dropped"/> when it failed: the checkpoint before it is still the latest) and returns true;
+    /// returns false when there is nothing to wait for.
+    /// </summary>
+    private bool AfterCommits(Action truncation, Action dropped)
+    {
+        Task pending = commits?.WhenCompleteAsync() ?? Task.CompletedTask;
+        if (pending.IsCompletedSuccessfully)
+        {
+            return false;
+        }
+
+        pending.ContinueWith(
+            written => (written.IsCompletedSuccessfully ? truncation : dropped)(),
+            CancellationToken.None,
+            TaskContinuationOptions.None,
+            TaskScheduler.Default);
+        return true;
     }
 }

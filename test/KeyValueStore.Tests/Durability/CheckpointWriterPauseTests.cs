@@ -130,53 +130,19 @@ public class CheckpointWriterPauseTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        var checkpointFiles = new ConcurrentQueue<FaultInjectingDevice>();
-        int holding = 0;
-        StoreSettings settings = StoreSettingsValidator.Validate(options) with
-        {
-            WrapDevice = (inner, role) =>
-            {
-                if (role != DeviceRole.Checkpoint)
-                {
-                    return inner;
-                }
-
-                var device = new FaultInjectingDevice(inner);
-                if (Volatile.Read(ref holding) != 0)
-                {
-                    device.HoldWrites();
-                }
-
-                checkpointFiles.Enqueue(device);
-                return device;
-            },
-        };
-
-        await using (var store = StoreOpener.Open(settings, NullLogger.Instance))
+        var metadata = new HeldCheckpointFiles();
+        await using (var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance))
         {
             await WriteFirstRecordsAsync(store);
-
-            // Flushes the log to its tail: the next checkpoint finds its pages on disk and goes straight to its metadata.
-            await store.CheckpointAsync();
-            Volatile.Write(ref holding, 1);
-
-            // On a task of its own: the caller's thread may be the one FASTER writes the metadata on.
-            Task checkpoint = Task.Run(() => store.CheckpointAsync());
+            Task checkpoint = await metadata.StartACheckpointHeldAtItsMetadataAsync(store);
             try
             {
-                await WithinHangLimitAsync(() => checkpointFiles.Any(file => file.HeldWrites > 0) || checkpoint.IsCompleted, "the checkpoint wrote no metadata");
-                Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
-
                 await AssertAWriteCompletesAsync(store, "a write waited for a checkpoint's metadata, past its fixed tail");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
             }
             finally
             {
-                Volatile.Write(ref holding, 0);
-                foreach (FaultInjectingDevice file in checkpointFiles)
-                {
-                    file.ReleaseWrites();
-                }
+                metadata.Release();
             }
 
             await checkpoint.WaitAsync(HangLimit);
@@ -184,6 +150,111 @@ public class CheckpointWriterPauseTests
         }
 
         await AssertAReopenReadsAsync(options, (500, Value(500, 2, 100)));
+    }
+
+    /// <summary>
+    /// FASTER writes a checkpoint's metadata from inside its epoch, and while a thread is inside the epoch FASTER cannot
+    /// close the log page that the next page turn reuses: with the commit (the checksums' sync, the metadata's write) made
+    /// there, every writer that reached the end of a page waited for it (up to 9.5 ms measured under the paced load test,
+    /// eight writers at once). The commit now runs off the epoch (<see cref="CheckpointCommits"/>). Here the metadata's
+    /// write is held while writes run through four times the log's memory; they must all complete.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task Writes_ThatTurnTheLogsPages_WhileACheckpointsMetadataWriteIsHeld_AreNotHeldByTheCheckpoint(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        var metadata = new HeldCheckpointFiles();
+        int last = 0;
+        await using (var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance))
+        {
+            await WriteFirstRecordsAsync(store);
+            Task checkpoint = await metadata.StartACheckpointHeldAtItsMetadataAsync(store);
+            try
+            {
+                // On a task of its own: a write waiting for a page to close spins inside FASTER on the thread that called it.
+                long until = store.FasterKV.Log.TailAddress + (4L << options.MemorySizeBits);
+                Task writes = Task.Run(async () =>
+                {
+                    for (int i = 1_000; store.FasterKV.Log.TailAddress < until; i++)
+                    {
+                        await store.UpsertAsync(Key(i), Value(i, 1, 100));
+                        last = i;
+                    }
+                });
+                Task first = await Task.WhenAny(writes, Task.Delay(HangLimit));
+
+                Assert.True(writes == first, $"writes turning the log's pages waited for a checkpoint's metadata (the last completed: key {last})");
+                await writes;
+                Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
+            }
+            finally
+            {
+                metadata.Release();
+            }
+
+            await checkpoint.WaitAsync(HangLimit);
+            await store.CheckpointAsync();
+        }
+
+        await AssertAReopenReadsAsync(options, (last, Value(last, 1, 100)));
+    }
+
+    /// <summary>
+    /// FASTER deletes the segments below a checkpoint's begin address as soon as it has handed the checkpoint's metadata
+    /// to its manager. With the metadata written later, off FASTER's epoch, the segments went first: a crash before the
+    /// metadata was written left the previous checkpoint the latest on disk, without segments it needs, and the store
+    /// would not open (the crash soak found it). Truncations now wait for the commit (<see cref="TruncationSafeDevice"/>).
+    /// Here compaction's checkpoint, which drops the emptied segments, has its metadata held, and a crash image taken
+    /// then must reopen with every value.
+    /// </summary>
+    [Theory]
+    [InlineData(DurabilityMode.Checkpoint)]
+    [InlineData(DurabilityMode.Commit)]
+    public async Task ACrash_WhileTheMetadataOfACheckpointAfterCompactionIsHeld_ReopensWithEveryValue(DurabilityMode mode)
+    {
+        using var temp = new TempDirectory();
+        using var image = new TempDirectory();
+        MixedStorageKVStoreOptions options = Options(temp.Path, mode);
+        const int Keys = 4_000;
+        var metadata = new HeldCheckpointFiles();
+        await using (var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance))
+        {
+            await WriteFirstRecordsAsync(store);
+            for (int version = 1; version <= 3; version++)
+            {
+                for (int i = 1_000; i < 1_000 + Keys; i++)
+                {
+                    await store.UpsertAsync(Key(i), Value(i, version, 300));
+                }
+            }
+
+            await store.CheckpointAsync();
+            long beginBefore = store.FasterKV.Log.BeginAddress;
+            Task compaction = metadata.HoldingFromNow(() => store.CompactAsync());
+            try
+            {
+                await WithinHangLimitAsync(() => metadata.Held || compaction.IsCompleted, "no checkpoint metadata was written during compaction");
+                Assert.False(compaction.IsCompleted, "the compaction completed with its checkpoint's metadata held back");
+
+                // Time for a truncation that did not wait for the metadata to delete the emptied segments.
+                await Task.Delay(500);
+                Assert.True(store.FasterKV.Log.BeginAddress > beginBefore + (1L << options.SegmentSizeBits), "the compaction emptied no segment");
+                CrashImage.Copy(temp.Path, image.Path);
+            }
+            finally
+            {
+                metadata.Release();
+            }
+
+            await compaction.WaitAsync(HangLimit);
+        }
+
+        var reads = Enumerable.Range(1_000, Keys).Select(i => (i, Value(i, 3, 300))).ToArray();
+        await AssertAReopenReadsAsync(Options(image.Path, mode), reads);
+        await AssertAReopenReadsAsync(options, reads);
     }
 
     /// <summary>
@@ -290,5 +361,68 @@ public class CheckpointWriterPauseTests
         }
 
         Assert.True(condition(), failure);
+    }
+
+    /// <summary>Holds back the writes of the checkpoint files opened while it holds: a checkpoint's metadata.</summary>
+    private sealed class HeldCheckpointFiles
+    {
+        private readonly ConcurrentQueue<FaultInjectingDevice> _files = new();
+        private int _holding;
+
+        /// <summary>The settings of <paramref name="options"/>, with every checkpoint file passed through this.</summary>
+        public StoreSettings Wrapping(MixedStorageKVStoreOptions options) => StoreSettingsValidator.Validate(options) with
+        {
+            WrapDevice = (inner, role) =>
+            {
+                if (role != DeviceRole.Checkpoint)
+                {
+                    return inner;
+                }
+
+                var device = new FaultInjectingDevice(inner);
+                if (Volatile.Read(ref _holding) != 0)
+                {
+                    device.HoldWrites();
+                }
+
+                _files.Enqueue(device);
+                return device;
+            },
+        };
+
+        /// <summary>
+        /// Flushes the log to its tail with a first checkpoint, so that the next one finds its pages on disk and goes
+        /// straight to its metadata; then starts that one, holds its metadata's write, and returns it once it is held.
+        /// </summary>
+        public async Task<Task> StartACheckpointHeldAtItsMetadataAsync(FasterRecordStore store)
+        {
+            await store.CheckpointAsync();
+
+            // On a task of its own: the caller's thread may be the one FASTER writes the metadata on.
+            Task checkpoint = HoldingFromNow(() => store.CheckpointAsync());
+            await WithinHangLimitAsync(() => Held || checkpoint.IsCompleted, "the checkpoint wrote no metadata");
+            Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
+            return checkpoint;
+        }
+
+        /// <summary>Gets whether a write of a checkpoint file is being held.</summary>
+        public bool Held => _files.Any(file => file.HeldWrites > 0);
+
+        /// <summary>Holds the checkpoint files opened from now on, and starts <paramref name="work"/> on a task of its own.</summary>
+        public Task HoldingFromNow(Func<Task> work)
+        {
+            Volatile.Write(ref _holding, 1);
+            return Task.Run(work);
+        }
+
+        /// <summary>Lets every held write go, and holds no more.</summary>
+        public void Release()
+        {
+            Volatile.Write(ref _holding, 0);
+            foreach (FaultInjectingDevice file in _files)
+            {
+                file.ReleaseWrites();
+            }
+        }
     }
 }

@@ -53,6 +53,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     private readonly SemaphoreSlim _oneAtATime = new(1, 1);
     private readonly LogFileLayout _layout;
     private readonly CheckpointDeviceFactory _checkpointFiles;
+    private readonly CheckpointCommits _commits;
     private readonly WriteBarrier _writes;
     private readonly CancellationTokenSource _stopping = new();
     private readonly WriteAheadLog? _writeAheadLog;
@@ -72,6 +73,7 @@ internal sealed class Checkpointer : IAsyncDisposable
     /// <param name="store">The store to checkpoint.</param>
     /// <param name="layout">The store's files: where the checkpoint record is written.</param>
     /// <param name="checkpointFiles">FASTER's checkpoint files: replaced checkpoints are deleted once the record names their replacement.</param>
+    /// <param name="commits">Writes each checkpoint's metadata, off FASTER's epoch: a checkpoint is complete once its commit is.</param>
     /// <param name="indexCheckpoints">Takes an index checkpoint before a checkpoint when reopening would otherwise replay too much of the log.</param>
     /// <param name="writes">The barrier closed while a checkpoint starts: the store's write barrier, or in Commit mode the journal's <see cref="WriteAheadJournal.Applies"/>.</param>
     /// <param name="writeAheadLog">The log of a Commit-mode store; null in Checkpoint mode.</param>
@@ -86,6 +88,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         FasterKV<SpanByte, SpanByte> store,
         LogFileLayout layout,
         CheckpointDeviceFactory checkpointFiles,
+        CheckpointCommits commits,
         IndexCheckpoints indexCheckpoints,
         WriteBarrier writes,
         WriteAheadLog? writeAheadLog,
@@ -100,6 +103,7 @@ internal sealed class Checkpointer : IAsyncDisposable
         _directories = directories;
         _segmentSizeBits = segmentSizeBits;
         _checkpointFiles = checkpointFiles;
+        _commits = commits;
         _indexCheckpoints = indexCheckpoints;
         _fault = fault;
         _store = store;
@@ -341,6 +345,9 @@ internal sealed class Checkpointer : IAsyncDisposable
             }
 
             await _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask()).ConfigureAwait(false);
+
+            // FASTER returns before the checkpoint's metadata is written: that is the commit's, off its epoch.
+            await _fault.WaitUnlessFaultedAsync(_commits.WhenCompleteAsync()).ConfigureAwait(false);
 
             // FASTER completes a checkpoint whose files failed to write: only the fault tells.
             _fault.ThrowIfFaulted();

@@ -36,6 +36,7 @@ namespace KeyValueStore.Durability;
 internal sealed class IndexCheckpoints
 {
     private readonly FasterKV<SpanByte, SpanByte> _store;
+    private readonly CheckpointCommits _commits;
     private readonly LogFileLayout _layout;
     private readonly DirectoryDurability _directories;
     private readonly long _minReplayBytes;
@@ -44,6 +45,7 @@ internal sealed class IndexCheckpoints
     private readonly ILogger _logger;
 
     /// <param name="store">The store whose index is checkpointed.</param>
+    /// <param name="commits">Writes the index checkpoint's metadata, off FASTER's epoch.</param>
     /// <param name="layout">The store's files.</param>
     /// <param name="directories">Flushes the index checkpoint's folder before a checkpoint record names it.</param>
     /// <param name="minReplayBytes">The least log an open would replay that makes an index checkpoint worth its writing.</param>
@@ -53,6 +55,7 @@ internal sealed class IndexCheckpoints
     /// <param name="logger">Receives index checkpoint events.</param>
     public IndexCheckpoints(
         FasterKV<SpanByte, SpanByte> store,
+        CheckpointCommits commits,
         LogFileLayout layout,
         DirectoryDurability directories,
         long minReplayBytes,
@@ -62,6 +65,7 @@ internal sealed class IndexCheckpoints
         ILogger logger)
     {
         _store = store;
+        _commits = commits;
         _layout = layout;
         _directories = directories;
         _minReplayBytes = minReplayBytes;
@@ -118,6 +122,7 @@ internal sealed class IndexCheckpoints
         }
 
         await _fault.WaitUnlessFaultedAsync(_store.CompleteCheckpointAsync().AsTask()).ConfigureAwait(false);
+        await _fault.WaitUnlessFaultedAsync(_commits.WhenCompleteAsync()).ConfigureAwait(false);
 
         // FASTER completes a checkpoint whose files failed to write: only the fault tells.
         _fault.ThrowIfFaulted();
