@@ -9,7 +9,7 @@ using KeyValueStore.CrashHarness;
 
 // worker <dir> <mode> <seed> <versionBase> <checkKeysFile> [--cut open|ready <ms> [--lying-disk]] [--fail-disk open|ready <ms>] [--check-only] [--wal-elsewhere]   the child (see CrashWorker)
 // soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk] | --failing-disk] [--wal-elsewhere] [--dir D] [--seed S]   many cycles, then every key checked;
-//   exit code 1 on any violation; a fresh random seed unless given, printed first
+//   stops at the first cycle with a violation, exit code 1; a fresh random seed unless given, printed first; an unknown argument prints the usage (exit 2)
 if (args.Length >= 6 && args[0] == "worker")
 {
     int cutAt = Array.IndexOf(args, "--cut");
@@ -21,7 +21,7 @@ if (args.Length >= 6 && args[0] == "worker")
         args[5], cut, checkOnly: args.Contains("--check-only"), lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), diskFailure: diskFailure);
 }
 
-if (args.Length >= 1 && args[0] == "soak")
+if (args.Length >= 1 && args[0] == "soak" && SoakArguments.FirstUnknown(args) is null)
 {
     int cycles = int.Parse(Option("--cycles", "1000"), CultureInfo.InvariantCulture);
     var mode = Enum.Parse<DurabilityMode>(Option("--mode", "Commit"));
@@ -33,38 +33,16 @@ if (args.Length >= 1 && args[0] == "soak")
     Console.WriteLine($"{mode}, {crash}: seed {seed} (replay with --seed {seed})");
     string directory = Option("--dir", Path.Combine(Path.GetTempPath(), "kvstore-crash-soak", Guid.NewGuid().ToString("N")));
     var checker = new CrashChecker(directory, mode, seed, powerCuts, lyingDisk: args.Contains("--lying-disk"), writeAheadLogElsewhere: args.Contains("--wal-elsewhere"), failingDisk: failingDisk);
-    int violations = 0, beforeReady = 0, lost = 0, torn = 0, whole = 0;
-    long acknowledged = 0;
-    var started = DateTime.UtcNow;
     var evidence = new CycleEvidence(directory);
-    for (int cycle = 1; cycle <= cycles; cycle++)
+    int violations = await new CrashSoak(checker.RunCycleAsync, evidence, Console.Out, Console.Error).RunAsync(cycles, $"{mode}, {crash}", powerCuts);
+    if (violations > 0)
     {
-        evidence.TakeBeforeCycle();
-        CycleReport report = await checker.RunCycleAsync(cycle);
-        if (report.Violations.Count > 0)
-        {
-            Console.Error.WriteLine($"cycle {cycle}: the files its worker recovered are kept in {evidence.KeepFor(cycle)}");
-        }
-
-        violations += report.Violations.Count;
-        beforeReady += report.KilledBeforeReady ? 1 : 0;
-        acknowledged += report.Acknowledged;
-        lost += report.InFlightAtCut.Lost;
-        torn += report.InFlightAtCut.Torn;
-        whole += report.InFlightAtCut.Whole;
-        foreach (string violation in report.Violations)
-        {
-            Console.Error.WriteLine(violation);
-        }
-
-        if (cycle % 25 == 0 || cycle == cycles)
-        {
-            Console.WriteLine($"{mode}, {crash}: {cycle}/{cycles} cycles, {beforeReady} died during recovery, {acknowledged} acknowledged writes, {violations} violations{(powerCuts ? $", writes in flight at the cuts: {lost} lost, {torn} torn, {whole} whole" : "")}, {(DateTime.UtcNow - started).TotalSeconds:F0} s");
-        }
+        // The store is left as the violation made it, for the replay; no final check of a store that may not open.
+        return 1;
     }
 
     IReadOnlyList<string> final = await checker.CheckEveryKeyAsync();
-    violations += final.Count;
+    violations = final.Count;
     foreach (string violation in final)
     {
         Console.Error.WriteLine(violation);
@@ -75,6 +53,11 @@ if (args.Length >= 1 && args[0] == "soak")
     evidence.Delete();
     Directory.Delete(directory, recursive: true);
     return violations == 0 ? 0 : 1;
+}
+
+if (args.Length >= 1 && args[0] == "soak")
+{
+    Console.Error.WriteLine($"unknown soak argument: {SoakArguments.FirstUnknown(args)}");
 }
 
 Console.Error.WriteLine("usage: KeyValueStore.CrashHarness soak [--cycles N] [--mode Commit|Checkpoint] [--power-cut [--lying-disk] | --failing-disk] [--wal-elsewhere] [--dir D] [--seed S]");

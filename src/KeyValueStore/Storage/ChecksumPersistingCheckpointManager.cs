@@ -6,7 +6,7 @@ namespace KeyValueStore.Storage;
 
 /// <summary>
 /// FASTER's checkpoint manager, which first makes the sector checksums of everything the checkpoint holds durable
-/// (<see cref="SectorChecksums.Persist"/>), then writes the checkpoint's metadata, both on a task of their own
+/// (<see cref="SectorChecksums.Persist"/>), then writes the checkpoint's metadata, both on a thread of their own
 /// (<see cref="CheckpointCommits"/>, which says why).
 /// </summary>
 /// <remarks>
@@ -14,7 +14,7 @@ namespace KeyValueStore.Storage;
 /// exists for recovery from the moment its metadata is written. Persisting here, in between, means no recoverable
 /// checkpoint ever lacks the checksums of its sectors. When they cannot be written the metadata is not written either:
 /// the store faults, its checkpoint fails with <see cref="StoreFaultedException"/>, and the previous one stays the
-/// one recovery uses. An index checkpoint's metadata is written on the same task (<see cref="CommitIndexCheckpoint"/>).
+/// one recovery uses. An index checkpoint's metadata is written the same way (<see cref="CommitIndexCheckpoint"/>).
 /// </remarks>
 internal sealed class ChecksumPersistingCheckpointManager(
     INamedDeviceFactory deviceFactory,
