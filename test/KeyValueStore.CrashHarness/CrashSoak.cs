@@ -11,7 +11,7 @@ namespace KeyValueStore.CrashHarness;
 /// <remarks>
 /// Why stop: a violation usually leaves a store that every later recovery refuses the same way (a missing segment, a
 /// damaged checkpoint), so later cycles only repeat it, and each kept a copy of the store's files: a soak that found one
-/// at its 83rd cycle filled 69 GB of disk with 139 copies of the same evidence before it was stopped. The first
+/// at its 83rd cycle filled 69 GB of disk with over a hundred copies of the same evidence before it was stopped. The first
 /// violating cycle is the one to replay (<c>--seed</c>).
 /// </remarks>
 internal sealed class CrashSoak(Func<int, Task<CycleReport>> runCycle, CycleEvidence evidence, TextWriter output, TextWriter errors)

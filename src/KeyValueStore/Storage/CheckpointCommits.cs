@@ -12,7 +12,7 @@ namespace KeyValueStore.Storage;
 /// FASTER calls the manager's commit from inside a step of its checkpoint state machine, inside its epoch, on whichever
 /// thread drives that step: the checkpointer's, or a writer's whose operation refreshed the epoch. A commit there is
 /// milliseconds of synced I/O, and while it runs the epoch cannot move on, so FASTER cannot close the log page that a
-/// page turn needs: every writer reaching the end of a page waited for the commit (up to 9.5 ms measured, eight writers
+/// page turn needs: every writer reaching the end of a page waited for the commit (up to 9.6 ms measured, seven writers
 /// at once, docs/benchmarks.md "Checkpoint commits off FASTER's epoch"), and the writer driving the step waited for all
 /// of it. Off the epoch a commit holds nobody. FASTER then reports the checkpoint complete before its metadata is
 /// written, so the checkpointer waits for <see cref="WhenCompleteAsync"/> before it reads that metadata, records the

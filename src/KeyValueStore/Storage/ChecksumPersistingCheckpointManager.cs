@@ -29,7 +29,7 @@ internal sealed class ChecksumPersistingCheckpointManager(
 
     /// <summary>
     /// FASTER's own index commit is not virtual; this class implements the interface again so that FASTER's call comes
-    /// here and writes the index checkpoint's metadata on the commits' task too.
+    /// here and writes the index checkpoint's metadata on a commit thread too.
     /// </summary>
     public new void CommitIndexCheckpoint(Guid indexToken, byte[] commitMetadata) =>
         commits.Start(() => base.CommitIndexCheckpoint(indexToken, commitMetadata));

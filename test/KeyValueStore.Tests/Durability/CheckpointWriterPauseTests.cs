@@ -155,8 +155,8 @@ public class CheckpointWriterPauseTests
     /// <summary>
     /// FASTER writes a checkpoint's metadata from inside its epoch, and while a thread is inside the epoch FASTER cannot
     /// close the log page that the next page turn reuses: with the commit (the checksums' sync, the metadata's write) made
-    /// there, every writer that reached the end of a page waited for it (up to 9.5 ms measured under the paced load test,
-    /// eight writers at once). The commit now runs off the epoch (<see cref="CheckpointCommits"/>). Here the metadata's
+    /// there, every writer that reached the end of a page waited for it (up to 9.6 ms measured under the paced load test,
+    /// seven writers at once). The commit now runs off the epoch (<see cref="CheckpointCommits"/>). Here the metadata's
     /// write is held while writes run through four times the log's memory; they must all complete.
     /// </summary>
     [Theory]
@@ -184,10 +184,7 @@ public class CheckpointWriterPauseTests
                         last = i;
                     }
                 });
-                Task first = await Task.WhenAny(writes, Task.Delay(HangLimit));
-
-                Assert.True(writes == first, $"writes turning the log's pages waited for a checkpoint's metadata (the last completed: key {last})");
-                await writes;
+                await AssertCompletesWithinHangLimitAsync(writes, () => $"writes turning the log's pages waited for a checkpoint's metadata (the last completed: key {last})");
                 Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
             }
             finally
@@ -319,13 +316,16 @@ public class CheckpointWriterPauseTests
     }
 
     /// <summary>Writes key 500 while the checkpoint is held up, and fails with <paramref name="failure"/> unless the write completes within the hang limit.</summary>
-    private static async Task AssertAWriteCompletesAsync(FasterRecordStore store, string failure)
-    {
-        Task write = store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask();
-        Task first = await Task.WhenAny(write, Task.Delay(HangLimit));
+    private static Task AssertAWriteCompletesAsync(FasterRecordStore store, string failure) =>
+        AssertCompletesWithinHangLimitAsync(store.UpsertAsync(Key(500), Value(500, 2, 100)).AsTask(), () => failure);
 
-        Assert.True(write == first, failure);
-        await write;
+    /// <summary>Fails with <paramref name="failure"/> unless <paramref name="work"/> completes within the hang limit; then awaits it.</summary>
+    private static async Task AssertCompletesWithinHangLimitAsync(Task work, Func<string> failure)
+    {
+        Task first = await Task.WhenAny(work, Task.Delay(HangLimit));
+
+        Assert.True(work == first, failure());
+        await work;
     }
 
     /// <summary>The hundred records every test writes before its checkpoint, each of 100 bytes.</summary>
