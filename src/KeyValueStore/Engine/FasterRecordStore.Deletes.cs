@@ -64,13 +64,14 @@ internal sealed partial class FasterRecordStore
                 return FinishDeleteAsync(write, beginning, renting: null, issued: null, key);
             }
 
+            // As in UpsertAsync: a ValueTask's result is taken once, and what was taken goes on as a completed one.
             turn = beginning.Result;
             turnBegun = true;
             ValueTask<SessionPool<StoreSession>.Scope> renting = _sessions.RentAsync(turn.Cancellation);
             if (!renting.IsCompletedSuccessfully || _fault.IsFaulted)
             {
                 turnBegun = false;
-                return FinishDeleteAsync(write, beginning, renting, issued: null, key);
+                return FinishDeleteAsync(write, new ValueTask<WriteTurn>(turn), renting, issued: null, key);
             }
 
             lease = renting.Result;
@@ -79,7 +80,7 @@ internal sealed partial class FasterRecordStore
             if (!issued.IsCompletedSuccessfully || issued.Result.Status.IsPending)
             {
                 turnBegun = leased = false;
-                return FinishDeleteAsync(write, beginning, renting, issued, key);
+                return FinishDeleteAsync(write, new ValueTask<WriteTurn>(turn), new ValueTask<SessionPool<StoreSession>.Scope>(lease), issued, key);
             }
 
             bool found = issued.Result.Status.Found;

@@ -74,13 +74,16 @@ internal sealed partial class FasterRecordStore
                 return FinishUpsertAsync(write, beginning, renting: null, issued: null, key, stored);
             }
 
+            // A ValueTask's result is taken once: a pooled one (the journal's, the session pool's) that completed after it
+            // was returned gives its box back when its result is taken, and awaiting it again throws. What was taken goes
+            // on as a completed ValueTask of its own.
             turn = beginning.Result;
             turnBegun = true;
             ValueTask<SessionPool<StoreSession>.Scope> renting = _sessions.RentAsync(turn.Cancellation);
             if (!renting.IsCompletedSuccessfully || _fault.IsFaulted)
             {
                 turnBegun = false;
-                return FinishUpsertAsync(write, beginning, renting, issued: null, key, stored);
+                return FinishUpsertAsync(write, new ValueTask<WriteTurn>(turn), renting, issued: null, key, stored);
             }
 
             lease = renting.Result;
@@ -89,7 +92,7 @@ internal sealed partial class FasterRecordStore
             if (!issued.IsCompletedSuccessfully || issued.Result.Status.IsPending)
             {
                 turnBegun = leased = false;
-                return FinishUpsertAsync(write, beginning, renting, issued, key, stored);
+                return FinishUpsertAsync(write, new ValueTask<WriteTurn>(turn), new ValueTask<SessionPool<StoreSession>.Scope>(lease), issued, key, stored);
             }
 
             leased = false;

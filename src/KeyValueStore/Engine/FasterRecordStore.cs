@@ -119,6 +119,9 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
     /// <summary>Gets the journal of the store's durability mode; tests and tools read its parts.</summary>
     public IWriteJournal Journal => _journal;
 
+    /// <summary>Gets the store's fault; tests report a disk failure through it.</summary>
+    internal StoreFault Fault => _fault;
+
     /// <summary>FASTER cannot place a record larger than a page; checked here because FASTER's own check fires deep inside allocation.</summary>
     /// <exception cref="RecordTooLargeException">The record does not fit in a page.</exception>
     internal void EnsureRecordFits(int keyLength, int valueLength)

@@ -52,15 +52,20 @@ internal static class StoreOpener
     /// takes its checkpoints. FASTER does not expose a store's page size, so the caller's settings must state it
     /// (<see cref="StoreSettings.PageSizeBits"/>); it is used to reject oversize records before FASTER sees them.
     /// </summary>
+    /// <param name="fasterKV">The caller's store.</param>
+    /// <param name="settings">The validated settings; their durability must be None.</param>
+    /// <param name="logger">Receives the store's events.</param>
+    /// <param name="timeProvider">The store's clock; the system's when null.</param>
+    /// <param name="wrapJournal">Wraps the store's journal; tests only (they observe or alter what the engine gets from it).</param>
     /// <exception cref="InvalidStoreOptionsException">The settings ask for a durable store.</exception>
-    public static FasterRecordStore OpenOnSupplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null)
+    public static FasterRecordStore OpenOnSupplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, Func<IWriteJournal, IWriteJournal>? wrapJournal = null)
     {
         if (settings.IsDurable)
         {
             throw new InvalidStoreOptionsException([$"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV."]);
         }
 
-        FasterRecordStore engine = Assemble(OpenedLog.Supplied(fasterKV), settings, logger, timeProvider ?? TimeProvider.System, (_, _, _) => new NoJournal(fasterKV));
+        FasterRecordStore engine = Assemble(OpenedLog.Supplied(fasterKV), settings, logger, timeProvider ?? TimeProvider.System, (_, _, _) => wrapJournal?.Invoke(new NoJournal(fasterKV)) ?? new NoJournal(fasterKV));
         engine.StartCompactor(settings);
         engine.StartMetrics();
         StoreEvents.StoreOpenedOnSuppliedFasterKV(logger);

@@ -466,6 +466,33 @@ public class FasterRecordStoreTests
         Assert.Equal(deleteLogOnClose ? 0 : segmentsWhileOpen, store.Layout.Segments().Count);
     }
 
+    /// <summary>
+    /// The engine took a completed turn's result at once, then, when the store had faulted meanwhile (or its session or
+    /// FASTER's call had to wait), handed the same ValueTask on to be awaited again. A pooled ValueTask gives its box back
+    /// when its result is taken, so the second look threw InvalidOperationException (CI saw it once, on the session
+    /// pool's), and the turn and the session were never ended. The journal here hands turns out read-once, and the store
+    /// faults right after each begins: the caller must get the store's fault, and the store must close.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AWrite_WhoseTurnCompletedAtOnce_WhenItMustWaitAfterwards_ReadsTheTurnOnce(bool delete)
+    {
+        using var temp = new TempDirectory();
+        using IDevice device = Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
+        using var fasterKV = new FasterKV<SpanByte, SpanByte>(1 << 10, new LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 14 });
+        var settings = StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions { PageSizeBits = 12, MemorySizeBits = 14 });
+        SingleUseTurnJournal? journal = null;
+        var store = StoreOpener.OpenOnSupplied(fasterKV, settings, NullLogger.Instance, wrapJournal: inner => journal = new SingleUseTurnJournal(inner));
+        await store.UpsertAsync(Key(1), Value(1, "a"));
+        journal!.AfterBegin = () => store.Fault.Report("log segment files", new IOException("injected"));
+
+        Task write = delete ? store.DeleteAsync(Key(1)).AsTask() : store.UpsertAsync(Key(1), Value(1, "b")).AsTask();
+
+        await Assert.ThrowsAsync<StoreFaultedException>(() => write);
+        await store.DisposeAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(15));
+    }
+
     [Fact]
     public async Task SuppliedFasterKV_IsUsedAndLeftOpenForItsOwner()
     {
