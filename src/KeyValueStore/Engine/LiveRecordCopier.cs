@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using FASTER.core;
@@ -211,7 +212,15 @@ internal sealed class LiveRecordCopier : IDisposable
         int[] stripeOfRecord = new int[1];
         for (int index = cursor.Next(); index < batch.Count; index = cursor.Next())
         {
-            giveWay?.Invoke();
+            if (giveWay is not null)
+            {
+                giveWay();
+
+                // Foreground continuations queued on the thread pool go first too: a record whose checks and copy complete
+                // at once (its page in memory or in the page cache) would otherwise keep this pool thread for the next.
+                await Task.Yield();
+            }
+
             copied += await CopyIfLatestAsync(session, batch, index, stripeOfRecord).ConfigureAwait(false);
         }
 
@@ -219,7 +228,9 @@ internal sealed class LiveRecordCopier : IDisposable
     }
 
     /// <summary>Writes a scanned record again if it is still its key's latest live record; returns the bytes appended.</summary>
-    private async Task<long> CopyIfLatestAsync(StoreSession session, ScannedRecords batch, int index, int[] stripeOfRecord)
+    /// <remarks>Pooled: it runs once for every record a pass scans, and each run that waits (for the device, the key's stripe or a flush) would otherwise box its state anew.</remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<long> CopyIfLatestAsync(StoreSession session, ScannedRecords batch, int index, int[] stripeOfRecord)
     {
         ReadOnlyMemory<byte> key = batch.KeyOf(index);
         ReadOnlyMemory<byte> value = batch.ValueOf(index);
@@ -256,8 +267,16 @@ internal sealed class LiveRecordCopier : IDisposable
     /// address, and the previous address then tells them apart (a newer record links to a later one).
     /// </summary>
     /// <exception cref="StoreFaultedException">The disk failed while the key was read.</exception>
-    private async ValueTask<bool> IsLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, RecordLocation location) =>
-        await RecordLocation.OfLatestAsync(session, key, _fault).ConfigureAwait(false) == location;
+    private ValueTask<bool> IsLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, RecordLocation location)
+    {
+        ValueTask<RecordLocation?> locating = RecordLocation.OfLatestAsync(session, key, _fault);
+        return locating.IsCompletedSuccessfully ? new ValueTask<bool>(locating.Result == location) : IsAtAsync(locating, location);
+    }
+
+    /// <summary>The rest of <see cref="IsLatestAsync"/> for a locating read that waits for the disk.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private static async ValueTask<bool> IsAtAsync(ValueTask<RecordLocation?> locating, RecordLocation location) =>
+        await locating.ConfigureAwait(false) == location;
 
     /// <summary>The next record of a batch to copy, shared by its workers.</summary>
     private sealed class BatchCursor

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Storage;
@@ -25,21 +26,31 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
     /// <summary>Where <paramref name="key"/>'s latest live record lies, by a locating read in <paramref name="session"/>; null when it has none (absent or deleted).</summary>
     /// <exception cref="StoreFaultedException">The disk failed: a read from it ends as "not found", which must not pass for a deleted key.</exception>
     /// <remarks>
-    /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why). One that went to the disk is
-    /// finished from the thread pool, and given up on if the store faults meanwhile: after a failed flush FASTER can spin
-    /// for good inside a read from the disk, waiting for a page to close (seen in CI, where it hung a compaction after
-    /// the disk-failure test). The thread stays with it.
+    /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why). A read FASTER answers from memory,
+    /// or whose page the disk answers at once (from the page cache, <see cref="PageCacheFirstDevice"/>), completes on the
+    /// caller's thread without an async method, as a foreground read does: a compaction pass checks every record it scans
+    /// this way, and on an overwrite-heavy load these checks, each finished on the thread pool, allocated half of what the
+    /// whole process did (docs/benchmarks.md). A read that waits for the disk is given up on if the store faults
+    /// meanwhile: FASTER never answers a read of a failed device. Nor is a read completed here once the store has
+    /// faulted; the store's fault is thrown instead (so this may throw rather than return a failed task: its callers are
+    /// async methods).
     /// </remarks>
-    public static async ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, StoreFault fault)
+    public static ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, StoreFault fault)
     {
-        if (!PinnedRecord.TryRead(session, key.Span, locate: true, out Status status, out PooledBuffer output))
+        if (PinnedRecord.TryRead(session, key.Span, locate: true, out Status status, out PooledBuffer output))
         {
-            (status, output) = await fault.WaitUnlessFaultedAsync(Task.Run(() => PendingRead.CompleteAsync(session).AsTask())).ConfigureAwait(false);
+            return new ValueTask<RecordLocation?>(Found(status, output, fault));
         }
 
-        RecordLocation? latest = status.Found ? From(output) : null;
         fault.ThrowIfFaulted();
-        return latest;
+        ValueTask<(Status Status, PooledBuffer Output)> pending = PendingRead.CompleteAsync(session);
+        if (pending.IsCompletedSuccessfully)
+        {
+            (status, output) = pending.Result;
+            return new ValueTask<RecordLocation?>(Found(status, output, fault));
+        }
+
+        return OfPendingAsync(pending, fault);
     }
 
     /// <summary>Whether <paramref name="input"/> asks a read to locate the record rather than copy its value.</summary>
@@ -52,6 +63,22 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
         BinaryPrimitives.WriteInt64LittleEndian(bytes, readInfo.Address);
         BinaryPrimitives.WriteInt64LittleEndian(bytes[sizeof(long)..], readInfo.RecordInfo.PreviousAddress);
         return PooledBuffer.CopyOf(bytes);
+    }
+
+    /// <summary>The rest of <see cref="OfLatestAsync"/> for a read that waits for the disk.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private static async ValueTask<RecordLocation?> OfPendingAsync(ValueTask<(Status Status, PooledBuffer Output)> pending, StoreFault fault)
+    {
+        (Status status, PooledBuffer output) = await fault.WaitUnlessFaultedAsync(pending.AsTask()).ConfigureAwait(false);
+        return Found(status, output, fault);
+    }
+
+    /// <summary>The location a completed locating read found, if any; throws if the store faulted, as a failed disk read ends as "not found".</summary>
+    private static RecordLocation? Found(Status status, PooledBuffer output, StoreFault fault)
+    {
+        RecordLocation? latest = status.Found ? From(output) : null;
+        fault.ThrowIfFaulted();
+        return latest;
     }
 
     /// <summary>Reads a location out of a locating read's output and gives the buffer back.</summary>
