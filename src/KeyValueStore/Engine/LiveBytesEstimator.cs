@@ -185,7 +185,9 @@ internal sealed class LiveBytesEstimator
         var checkers = new Task<long>[Math.Min(Checkers, records.Count)];
         for (int i = 0; i < checkers.Length; i++)
         {
-            checkers[i] = CheckSomeAsync(records, next, cancellationToken);
+            // Each on the pool: a check that memory or the page cache answers completes on its caller's thread
+            // (RecordLocation.OfLatestAsync), so checkers started here would take every record in turn, one after another.
+            checkers[i] = Task.Run(() => CheckSomeAsync(records, next, cancellationToken), cancellationToken);
         }
 
         return (await Task.WhenAll(checkers).ConfigureAwait(false)).Sum();
