@@ -130,24 +130,11 @@ public class CheckpointWriterPauseTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        var metadata = new HeldCheckpointFiles();
-        await using (var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance))
+        await WhileACheckpointsMetadataIsHeldAsync(options, async (store, checkpoint) =>
         {
-            await WriteFirstRecordsAsync(store);
-            Task checkpoint = await metadata.StartACheckpointHeldAtItsMetadataAsync(store);
-            try
-            {
-                await AssertAWriteCompletesAsync(store, "a write waited for a checkpoint's metadata, past its fixed tail");
-                Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
-            }
-            finally
-            {
-                metadata.Release();
-            }
-
-            await checkpoint.WaitAsync(HangLimit);
-            await store.CheckpointAsync();
-        }
+            await AssertAWriteCompletesAsync(store, "a write waited for a checkpoint's metadata, past its fixed tail");
+            Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
+        });
 
         await AssertAReopenReadsAsync(options, (500, Value(500, 2, 100)));
     }
@@ -166,35 +153,22 @@ public class CheckpointWriterPauseTests
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Options(temp.Path, mode);
-        var metadata = new HeldCheckpointFiles();
         int last = 0;
-        await using (var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance))
+        await WhileACheckpointsMetadataIsHeldAsync(options, async (store, checkpoint) =>
         {
-            await WriteFirstRecordsAsync(store);
-            Task checkpoint = await metadata.StartACheckpointHeldAtItsMetadataAsync(store);
-            try
+            // On a task of its own: a write waiting for a page to close spins inside FASTER on the thread that called it.
+            long until = store.FasterKV.Log.TailAddress + (4L << options.MemorySizeBits);
+            Task writes = Task.Run(async () =>
             {
-                // On a task of its own: a write waiting for a page to close spins inside FASTER on the thread that called it.
-                long until = store.FasterKV.Log.TailAddress + (4L << options.MemorySizeBits);
-                Task writes = Task.Run(async () =>
+                for (int i = 1_000; store.FasterKV.Log.TailAddress < until; i++)
                 {
-                    for (int i = 1_000; store.FasterKV.Log.TailAddress < until; i++)
-                    {
-                        await store.UpsertAsync(Key(i), Value(i, 1, 100));
-                        last = i;
-                    }
-                });
-                await AssertCompletesWithinHangLimitAsync(writes, () => $"writes turning the log's pages waited for a checkpoint's metadata (the last completed: key {last})");
-                Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
-            }
-            finally
-            {
-                metadata.Release();
-            }
-
-            await checkpoint.WaitAsync(HangLimit);
-            await store.CheckpointAsync();
-        }
+                    await store.UpsertAsync(Key(i), Value(i, 1, 100));
+                    last = i;
+                }
+            });
+            await AssertCompletesWithinHangLimitAsync(writes, () => $"writes turning the log's pages waited for a checkpoint's metadata (the last completed: key {last})");
+            Assert.False(checkpoint.IsCompleted, "the checkpoint completed with its metadata held back");
+        });
 
         await AssertAReopenReadsAsync(options, (last, Value(last, 1, 100)));
     }
@@ -313,6 +287,30 @@ public class CheckpointWriterPauseTests
             MixedStorageKVStoreOptions reopen = Options(directory, DurabilityMode.Commit);
             await AssertAReopenReadsAsync(reopen, (200, Value(200, 2, 100)), (201, Value(201, 1, 100)));
         }
+    }
+
+    /// <summary>
+    /// Opens a store on <paramref name="options"/>, writes its first records, and starts a checkpoint whose metadata's
+    /// write is held; runs <paramref name="whileHeld"/> with the store and that checkpoint, then lets the metadata go,
+    /// waits for the checkpoint, takes one more and closes the store, for the caller to reopen.
+    /// </summary>
+    private static async Task WhileACheckpointsMetadataIsHeldAsync(MixedStorageKVStoreOptions options, Func<FasterRecordStore, Task, Task> whileHeld)
+    {
+        var metadata = new HeldCheckpointFiles();
+        await using var store = StoreOpener.Open(metadata.Wrapping(options), NullLogger.Instance);
+        await WriteFirstRecordsAsync(store);
+        Task checkpoint = await metadata.StartACheckpointHeldAtItsMetadataAsync(store);
+        try
+        {
+            await whileHeld(store, checkpoint);
+        }
+        finally
+        {
+            metadata.Release();
+        }
+
+        await checkpoint.WaitAsync(HangLimit);
+        await store.CheckpointAsync();
     }
 
     /// <summary>Writes key 500 while the checkpoint is held up, and fails with <paramref name="failure"/> unless the write completes within the hang limit.</summary>
