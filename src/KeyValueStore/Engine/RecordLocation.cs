@@ -29,11 +29,11 @@ internal readonly record struct RecordLocation(long Address, long PreviousAddres
     /// Through FASTER's synchronous read (<see cref="PinnedRecord.TryRead"/> says why). A read FASTER answers from memory,
     /// or whose page the disk answers at once (from the page cache, <see cref="PageCacheFirstDevice"/>), completes on the
     /// caller's thread without an async method, as a foreground read does: a compaction pass checks every record it scans
-    /// this way, and on an overwrite-heavy load these checks, each finished on the thread pool, allocated half of what the
-    /// whole process did (docs/benchmarks.md). A read that waits for the disk is given up on if the store faults
-    /// meanwhile: FASTER never answers a read of a failed device. Nor is a read completed here once the store has
-    /// faulted; the store's fault is thrown instead (so this may throw rather than return a failed task: its callers are
-    /// async methods).
+    /// this way, and on an overwrite-heavy load compaction's copies allocated half of what the whole process did, most of
+    /// it in these checks, each finished on the thread pool (docs/benchmarks.md). A read that waits for the disk is given
+    /// up on if the store faults meanwhile: FASTER never answers a read of a failed device. Nor is a read completed here
+    /// once the store has faulted; the store's fault is thrown instead (so this may throw rather than return a failed
+    /// task: its callers are async methods).
     /// </remarks>
     public static ValueTask<RecordLocation?> OfLatestAsync(StoreSession session, ReadOnlyMemory<byte> key, StoreFault fault)
     {
