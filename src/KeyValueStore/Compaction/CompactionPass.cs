@@ -150,15 +150,18 @@ internal sealed class CompactionPass
                 // Every slice ends on a page boundary, as the pass does (LogCompactor says why).
                 long sliceEnd = Math.Min(untilAddress, (sliceStart + _sliceBytes) & ~_pageSizeMask);
 
-                // Writers not held at the slice's start may outrun a slow copy; the watch holds them once the log passes
-                // the bound, without waiting for the slice to end.
+                // Writers not held at the slice's start may outrun a slow copy; the watch hurries the slice once the log
+                // grows to where compaction hurries, and holds the writers once it passes the bound, without waiting for
+                // the slice to end.
                 // As many copiers as the log's distance to the back-pressure bound asks for (CopyWorkersFor says why).
                 int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(LogBytes, MaxCopyWorkers);
+                SlicePace pace = copyWorkers < MaxCopyWorkers ? SlicePace.WithTimeToSpare(copyWorkers) : SlicePace.Hurried(copyWorkers);
                 long sliceStarted = _timeProvider.GetTimestamp();
                 long tailBefore = _store.Log.TailAddress;
                 SliceDone slice = await RunWatchedAsync(
                     backPressure,
-                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, backPressure.IsHeld, copyWorkers))).ConfigureAwait(false);
+                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, backPressure.IsHeld, pace)),
+                    pace).ConfigureAwait(false);
 
                 copied += slice.CopiedBytes;
                 diskBytesFreed += slice.DiskBytesFreed;
@@ -274,13 +277,15 @@ internal sealed class CompactionPass
 
     /// <summary>
     /// Holds writers from the start when the log is over the back-pressure bound (and lets writers held before go when it
-    /// is not), then runs <paramref name="work"/> while a watch holds them once the log passes the bound. Writers stay
-    /// held after it: the caller releases <paramref name="backPressure"/>.
+    /// is not), then runs <paramref name="work"/> while a watch holds them once the log passes the bound, and hurries
+    /// <paramref name="pace"/> (a slice's) once the log grows to where compaction hurries or the writers are held. Writers
+    /// stay held after it: the caller releases <paramref name="backPressure"/>.
     /// </summary>
-    private async Task<T> RunWatchedAsync<T>(BackPressureHold backPressure, Func<Task<T>> work)
+    private async Task<T> RunWatchedAsync<T>(BackPressureHold backPressure, Func<Task<T>> work, SlicePace? pace = null)
     {
         if (ShouldHoldWriters())
         {
+            pace?.Hurry();
             await backPressure.EnterAsync().ConfigureAwait(false);
         }
         else
@@ -289,7 +294,7 @@ internal sealed class CompactionPass
         }
 
         using var workDone = new CancellationTokenSource();
-        Task watch = backPressure.IsHeld ? Task.CompletedTask : HoldWritersOnceOverTheBoundAsync(backPressure, workDone.Token);
+        Task watch = backPressure.IsHeld ? Task.CompletedTask : WatchTheLogAsync(backPressure, pace, workDone.Token);
         try
         {
             return await work().ConfigureAwait(false);
@@ -301,14 +306,23 @@ internal sealed class CompactionPass
         }
     }
 
-    /// <summary>Checks the log's size every <see cref="BackPressureWatchInterval"/> until the slice is done, and holds writers out once it is over the bound.</summary>
-    private async Task HoldWritersOnceOverTheBoundAsync(BackPressureHold backPressure, CancellationToken sliceDone)
+    /// <summary>
+    /// Checks the log's size every <see cref="BackPressureWatchInterval"/> until the work is done: hurries
+    /// <paramref name="pace"/> once the log is at <see cref="CompactionThresholdPolicy.HurriedFromBytes"/>, and holds
+    /// writers out once it is over the bound (which is never below that).
+    /// </summary>
+    private async Task WatchTheLogAsync(BackPressureHold backPressure, SlicePace? pace, CancellationToken workDone)
     {
         try
         {
             while (true)
             {
-                await Task.Delay(BackPressureWatchInterval, _timeProvider, sliceDone).ConfigureAwait(false);
+                await Task.Delay(BackPressureWatchInterval, _timeProvider, workDone).ConfigureAwait(false);
+                if (pace is not null && LogBytes >= _policy.HurriedFromBytes)
+                {
+                    pace.Hurry();
+                }
+
                 if (ShouldHoldWriters())
                 {
                     await backPressure.EnterAsync().ConfigureAwait(false);
@@ -316,7 +330,7 @@ internal sealed class CompactionPass
                 }
             }
         }
-        catch (OperationCanceledException) when (sliceDone.IsCancellationRequested)
+        catch (OperationCanceledException) when (workDone.IsCancellationRequested)
         {
         }
     }
@@ -329,9 +343,9 @@ internal sealed class CompactionPass
         compactedBytes <= 0 || copiedBytes < CompactionThresholdPolicy.AlmostAllLive * compactedBytes;
 
     /// <summary>Copies a slice's live records, then moves the begin address past the slice; returns what it copied and emptied.</summary>
-    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, long passEnd, bool writersHeld, int copyWorkers)
+    private async Task<SliceDone> CopyThenShiftAsync(long sliceStart, long sliceEnd, long passEnd, bool writersHeld, SlicePace pace)
     {
-        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld, copyWorkers, passEnd).ConfigureAwait(false);
+        long copied = await _copyLiveRecords(sliceStart, sliceEnd, writersHeld, pace, passEnd).ConfigureAwait(false);
         _store.Log.ShiftBeginAddress(sliceEnd);
         return new SliceDone(copied, DiskBytesEmptied(sliceStart, sliceEnd));
     }

@@ -90,11 +90,11 @@ internal sealed partial class FasterRecordStore
     /// (docs/benchmarks.md) but races writers on the hash entry (<see cref="KeyStripeLocks"/>), so it runs only then.
     /// <c>passUntilAddress</c> is where the range's pass ends, or 0 when the range is a pass of its own.
     /// </summary>
-    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, int copyWorkers = LiveRecordCopier.Workers, long passUntilAddress = 0)
+    internal Task<long> CopyLiveRecordsAsync(long fromAddress, long untilAddress, bool writersHeld, SlicePace? pace = null, long passUntilAddress = 0)
     {
         if (!writersHeld)
         {
-            return _copier.CopyAsync(fromAddress, untilAddress, copyWorkers, passUntilAddress);
+            return _copier.CopyAsync(fromAddress, untilAddress, pace ?? SlicePace.Hurried(LiveRecordCopier.Workers), passUntilAddress);
         }
 
         // FASTER's compaction moves the begin address, and may delete segment files, past where the copier's scan stopped

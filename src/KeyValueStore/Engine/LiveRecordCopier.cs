@@ -40,7 +40,7 @@ namespace KeyValueStore.Engine;
 /// batch overlap. The scan itself runs on the thread pool, since it blocks on the disk while it loads pages. The slices
 /// of one pass share one scan of the log (<see cref="SliceScan"/>). In a slice with time to spare, each worker before
 /// each record, and the scan every <see cref="ScannedRecords.RecordsPerGiveWay"/> records, gives its core to a waiting
-/// foreground operation (<see cref="Concurrency.GiveWay"/>).
+/// foreground operation (<see cref="Concurrency.GiveWay"/>), until the pass hurries the slice (<see cref="SlicePace"/>).
 /// </para>
 /// </remarks>
 internal sealed class LiveRecordCopier : IDisposable
@@ -97,18 +97,18 @@ internal sealed class LiveRecordCopier : IDisposable
     public int ScansOpened => Volatile.Read(ref _scansOpened);
 
     /// <inheritdoc cref="CopyLiveRecords"/>
-    public async Task<long> CopyAsync(long fromAddress, long untilAddress, int copyWorkers = Workers, long passUntilAddress = 0)
+    public async Task<long> CopyAsync(long fromAddress, long untilAddress, SlicePace pace, long passUntilAddress = 0)
     {
         _fault.ThrowIfFaulted();
-        var sessions = new StoreSession[Math.Clamp(copyWorkers, 1, Workers)];
+        var sessions = new StoreSession[Math.Clamp(pace.CopyWorkers, 1, Workers)];
         for (int i = 0; i < sessions.Length; i++)
         {
             sessions[i] = _newSession();
         }
 
-        // A slice with time to spare (fewer workers than all) lets waiting foreground operations go first between records;
-        // one the log's growth hurries copies at full speed, as the writers would otherwise soon be held for it.
-        Action? giveWay = copyWorkers < Workers ? _giveWay : null;
+        // A slice with time to spare lets waiting foreground operations go first between records, until its pass hurries
+        // it; one the log's growth hurries copies at full speed, as the writers would otherwise soon be held for it.
+        Action? scanGivesWay = pace.GivesWay ? () => GiveWayWhile(pace) : null;
         SliceScan scan = Interlocked.Exchange(ref _scan, null) ?? new SliceScan(_store);
         if (scan.BeginSlice(fromAddress, untilAddress, passUntilAddress))
         {
@@ -124,14 +124,14 @@ internal sealed class LiveRecordCopier : IDisposable
             long copied = 0;
             while (true)
             {
-                filling = Task.Run(() => batch.FillFrom(scan, giveWay));
+                filling = Task.Run(() => batch.FillFrom(scan, scanGivesWay));
                 if (!await filling.WaitAsync(_fault.Token).ConfigureAwait(false))
                 {
                     copiedAll = true;
                     return copied;
                 }
 
-                copied += await CopyBatchAsync(batch, sessions, giveWay).ConfigureAwait(false);
+                copied += await CopyBatchAsync(batch, sessions, pace).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (_fault.IsFaulted)
@@ -188,13 +188,13 @@ internal sealed class LiveRecordCopier : IDisposable
     }
 
     /// <summary>Copies the records of <paramref name="batch"/> that are still live, each worker taking the next one; returns the bytes appended.</summary>
-    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions, Action? giveWay)
+    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions, SlicePace pace)
     {
         var cursor = new BatchCursor();
         var workers = new Task<long>[sessions.Length];
         for (int i = 0; i < workers.Length; i++)
         {
-            workers[i] = CopyShareAsync(batch, sessions[i], cursor, giveWay);
+            workers[i] = CopyShareAsync(batch, sessions[i], cursor, pace);
         }
 
         long copied = 0;
@@ -206,35 +206,45 @@ internal sealed class LiveRecordCopier : IDisposable
         return copied;
     }
 
-    private async Task<long> CopyShareAsync(ScannedRecords batch, StoreSession session, BatchCursor cursor, Action? giveWay)
+    private async Task<long> CopyShareAsync(ScannedRecords batch, StoreSession session, BatchCursor cursor, SlicePace pace)
     {
         long copied = 0;
         int[] stripeOfRecord = new int[1];
         for (int index = cursor.Next(); index < batch.Count; index = cursor.Next())
         {
-            if (giveWay is not null)
+            // Read before each record: the pass may hurry the slice while it copies.
+            if (pace.GivesWay)
             {
-                giveWay();
+                _giveWay();
 
                 // Foreground continuations queued on the thread pool go first too: a record whose checks and copy complete
                 // at once (its page in memory or in the page cache) would otherwise keep this pool thread for the next.
                 await Task.Yield();
             }
 
-            copied += await CopyIfLatestAsync(session, batch, index, stripeOfRecord, giveWay is not null).ConfigureAwait(false);
+            copied += await CopyIfLatestAsync(session, batch, index, stripeOfRecord, pace).ConfigureAwait(false);
         }
 
         return copied;
     }
 
+    /// <summary>The scan's give-way: while the slice has time to spare.</summary>
+    private void GiveWayWhile(SlicePace pace)
+    {
+        if (pace.GivesWay)
+        {
+            _giveWay();
+        }
+    }
+
     /// <summary>Writes a scanned record again if it is still its key's latest live record; returns the bytes appended.</summary>
     /// <remarks>
     /// Pooled: it runs once for every record a pass scans, and each run that waits (for the device, the key's stripe or a
-    /// flush) would otherwise box its state anew. With <paramref name="yieldBeforeCopy"/> (a slice with time to spare) a
+    /// flush) would otherwise box its state anew. While <paramref name="pace"/> gives way (a slice with time to spare) a
     /// live record's copy yields the pool thread first.
     /// </remarks>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<long> CopyIfLatestAsync(StoreSession session, ScannedRecords batch, int index, int[] stripeOfRecord, bool yieldBeforeCopy)
+    private async ValueTask<long> CopyIfLatestAsync(StoreSession session, ScannedRecords batch, int index, int[] stripeOfRecord, SlicePace pace)
     {
         ReadOnlyMemory<byte> key = batch.KeyOf(index);
         ReadOnlyMemory<byte> value = batch.ValueOf(index);
@@ -246,7 +256,7 @@ internal sealed class LiveRecordCopier : IDisposable
             return 0;
         }
 
-        if (yieldBeforeCopy)
+        if (pace.GivesWay)
         {
             // A live record's copy (its stripe, the journal's wait, an upsert) is a step of its own after its check:
             // foreground continuations queued meanwhile go first. Without this yield, reads' p99 beside a pass was about

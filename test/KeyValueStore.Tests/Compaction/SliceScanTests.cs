@@ -1,5 +1,6 @@
 using System;
 using System.Threading.Tasks;
+using KeyValueStore.Compaction;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
 using KeyValueStore.Tests.Storage;
@@ -31,7 +32,7 @@ public class SliceScanTests
         for (long sliceStart = begin; sliceStart < until; sliceStart = (sliceStart + pageSize) & ~(pageSize - 1))
         {
             long sliceEnd = Math.Min(until, (sliceStart + pageSize) & ~(pageSize - 1));
-            await store.CopyLiveRecordsAsync(sliceStart, sliceEnd, writersHeld: false, copyWorkers: 1, passUntilAddress: until);
+            await store.CopyLiveRecordsAsync(sliceStart, sliceEnd, writersHeld: false, pace: SlicePace.WithTimeToSpare(1), passUntilAddress: until);
             store.FasterKV.Log.ShiftBeginAddress(sliceEnd, truncateLog: true);
             slices++;
         }
@@ -53,8 +54,8 @@ public class SliceScanTests
         long until = store.FasterKV.Log.SafeReadOnlyAddress & ~(pageSize - 1);
 
         // The first slice of a pass to `until`, then a pass that starts again at the begin address (nothing shifted it).
-        await store.CopyLiveRecordsAsync(begin, first, writersHeld: false, copyWorkers: 1, passUntilAddress: until);
-        await store.CopyLiveRecordsAsync(begin, until, writersHeld: false, copyWorkers: 2, passUntilAddress: until);
+        await store.CopyLiveRecordsAsync(begin, first, writersHeld: false, pace: SlicePace.WithTimeToSpare(1), passUntilAddress: until);
+        await store.CopyLiveRecordsAsync(begin, until, writersHeld: false, pace: SlicePace.WithTimeToSpare(2), passUntilAddress: until);
         store.FasterKV.Log.ShiftBeginAddress(until, truncateLog: true);
 
         Assert.Equal(2, store.CompactionScansOpened);
