@@ -155,7 +155,7 @@ internal sealed class CompactionPass
                 // the slice to end.
                 // As many copiers as the log's distance to the back-pressure bound asks for (CopyWorkersFor says why).
                 int copyWorkers = allCopyWorkers ? MaxCopyWorkers : _policy.CopyWorkersFor(LogBytes, MaxCopyWorkers);
-                SlicePace pace = copyWorkers < MaxCopyWorkers ? SlicePace.WithTimeToSpare(copyWorkers) : SlicePace.Hurried(copyWorkers);
+                SlicePace pace = copyWorkers < MaxCopyWorkers ? SlicePace.WithTimeToSpare(copyWorkers) : SlicePace.Hurried();
                 long sliceStarted = _timeProvider.GetTimestamp();
                 long tailBefore = _store.Log.TailAddress;
                 SliceDone slice = await RunWatchedAsync(

@@ -94,7 +94,7 @@ internal sealed partial class FasterRecordStore
     {
         if (!writersHeld)
         {
-            return _copier.CopyAsync(fromAddress, untilAddress, pace ?? SlicePace.Hurried(LiveRecordCopier.Workers), passUntilAddress);
+            return _copier.CopyAsync(fromAddress, untilAddress, pace ?? SlicePace.Hurried(), passUntilAddress);
         }
 
         // FASTER's compaction moves the begin address, and may delete segment files, past where the copier's scan stopped
@@ -105,6 +105,9 @@ internal sealed partial class FasterRecordStore
 
     /// <summary>Gets how many scans of the log compaction's copies have opened (<see cref="SliceScan"/>); for tests.</summary>
     internal int CompactionScansOpened => _copier.ScansOpened;
+
+    /// <summary>Gets how many sessions compaction's copies have opened; for tests.</summary>
+    internal int CompactionSessionsOpened => _copier.SessionsOpened;
 
     /// <summary>Estimates the log's live bytes now, and samples how live a stretch of it is.</summary>
     internal LiveBytesEstimator LiveBytes => _liveBytes;

@@ -68,6 +68,7 @@ internal sealed class LiveRecordCopier : IDisposable
     // The pass's scan, kept between its slices; null while a slice has it, or after one abandoned it to a failed disk.
     private SliceScan? _scan;
     private int _scansOpened;
+    private int _sessionsOpened;
 
     public LiveRecordCopier(
         FasterKV<SpanByte, SpanByte> store,
@@ -96,15 +97,17 @@ internal sealed class LiveRecordCopier : IDisposable
     /// <summary>Gets how many scans of the log the copies have opened; for tests and diagnostics.</summary>
     public int ScansOpened => Volatile.Read(ref _scansOpened);
 
+    /// <summary>Gets how many sessions the copies have opened; for tests and diagnostics.</summary>
+    public int SessionsOpened => Volatile.Read(ref _sessionsOpened);
+
     /// <inheritdoc cref="CopyLiveRecords"/>
     public async Task<long> CopyAsync(long fromAddress, long untilAddress, SlicePace pace, long passUntilAddress = 0)
     {
         _fault.ThrowIfFaulted();
-        var sessions = new StoreSession[Math.Clamp(pace.CopyWorkers, 1, Workers)];
-        for (int i = 0; i < sessions.Length; i++)
-        {
-            sessions[i] = _newSession();
-        }
+
+        // Opened as the pace asks, before each batch: a slice hurried while it copies takes on more workers.
+        var sessions = new StoreSession[Workers];
+        int opened = 0;
 
         // A slice with time to spare lets waiting foreground operations go first between records, until its pass hurries
         // it; one the log's growth hurries copies at full speed, as the writers would otherwise soon be held for it.
@@ -131,7 +134,8 @@ internal sealed class LiveRecordCopier : IDisposable
                     return copied;
                 }
 
-                copied += await CopyBatchAsync(batch, sessions, pace).ConfigureAwait(false);
+                opened = OpenSessions(sessions, opened, pace.CopyWorkers);
+                copied += await CopyBatchAsync(batch, sessions, opened, pace).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (_fault.IsFaulted)
@@ -152,9 +156,9 @@ internal sealed class LiveRecordCopier : IDisposable
             {
                 KeepForTheNextSlice(scan, completed: copiedAll);
                 _spareBatch = batch;
-                foreach (StoreSession session in sessions)
+                for (int i = 0; i < opened; i++)
                 {
-                    session.Dispose();
+                    sessions[i].Dispose();
                 }
             }
         }
@@ -187,11 +191,23 @@ internal sealed class LiveRecordCopier : IDisposable
         Interlocked.Exchange(ref _scan, scan)?.Dispose();
     }
 
-    /// <summary>Copies the records of <paramref name="batch"/> that are still live, each worker taking the next one; returns the bytes appended.</summary>
-    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions, SlicePace pace)
+    /// <summary>Opens sessions up to <paramref name="wanted"/> (at most <see cref="Workers"/>), <paramref name="opened"/> being open; returns how many are.</summary>
+    private int OpenSessions(StoreSession[] sessions, int opened, int wanted)
+    {
+        for (wanted = Math.Clamp(wanted, 1, Workers); opened < wanted; opened++)
+        {
+            sessions[opened] = _newSession();
+            Interlocked.Increment(ref _sessionsOpened);
+        }
+
+        return opened;
+    }
+
+    /// <summary>Copies the records of <paramref name="batch"/> that are still live, each of the first <paramref name="sessionCount"/> sessions taking the next one; returns the bytes appended.</summary>
+    private async Task<long> CopyBatchAsync(ScannedRecords batch, StoreSession[] sessions, int sessionCount, SlicePace pace)
     {
         var cursor = new BatchCursor();
-        var workers = new Task<long>[sessions.Length];
+        var workers = new Task<long>[sessionCount];
         for (int i = 0; i < workers.Length; i++)
         {
             workers[i] = CopyShareAsync(batch, sessions[i], cursor, pace);
