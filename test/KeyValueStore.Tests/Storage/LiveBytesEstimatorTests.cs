@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using System.Threading.Tasks;
 using KeyValueStore.Engine;
 using KeyValueStore.Storage;
@@ -193,5 +194,40 @@ public class LiveBytesEstimatorTests
 
         Assert.Equal(0, sample.SampledBytes);
         Assert.Equal(1, sample.LiveFraction);
+    }
+
+    /// <summary>
+    /// The estimate's checkers run side by side. A check that memory or the page cache answers completes on its caller's
+    /// thread, so checkers started one after another on one thread each ran to the end before the next began: the first
+    /// took every record. Here the first checker's session waits (up to ten seconds) for a second checker to open one.
+    /// </summary>
+    [Fact]
+    public async Task TheEstimatesCheckers_RunSideBySide()
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        await using var store = StoreFactory.Open(options);
+        await WriteEveryKeyAsync(store);
+        int sessionsOpened = 0;
+        bool secondOpenedBesideTheFirst = false;
+        var estimator = new LiveBytesEstimator(
+            store.FasterKV,
+            device: null,
+            () =>
+            {
+                if (Interlocked.Increment(ref sessionsOpened) == 1)
+                {
+                    secondOpenedBesideTheFirst = SpinWait.SpinUntil(() => Volatile.Read(ref sessionsOpened) >= 2, TimeSpan.FromSeconds(10));
+                }
+
+                return store.NewSession();
+            },
+            new StoreFault(),
+            options.PageSizeBits);
+
+        LiveBytesSample sample = await estimator.SampleAsync(store.FasterKV.Log.BeginAddress, store.FasterKV.Log.TailAddress);
+
+        Assert.True(sample.SampledBytes > 0);
+        Assert.True(secondOpenedBesideTheFirst, "the first checker ran alone: the others started only after it had checked every record");
     }
 }
