@@ -194,7 +194,8 @@ internal sealed class LiveRecordCopier : IDisposable
     /// <summary>Opens sessions up to <paramref name="wanted"/> (at most <see cref="Workers"/>), <paramref name="opened"/> being open; returns how many are.</summary>
     private int OpenSessions(StoreSession[] sessions, int opened, int wanted)
     {
-        for (wanted = Math.Clamp(wanted, 1, Workers); opened < wanted; opened++)
+        int target = Math.Clamp(wanted, 1, Workers);
+        for (; opened < target; opened++)
         {
             sessions[opened] = _newSession();
             Interlocked.Increment(ref _sessionsOpened);
