@@ -11,10 +11,12 @@ namespace KeyValueStore.Compaction;
 
 /// <summary>
 /// One compaction pass: copies the live records below an address to the log's tail and moves the begin address past
-/// them, one slice of whole pages at a time, while writers run. Once the log is over the policy's back-pressure bound
-/// (checked before each slice, and every few milliseconds while one copies or the pass releases segments), writers are
-/// held out until a slice brings it back under: they are slowed as far as compaction is behind, and the disk stays
-/// bounded. Only while compaction gives room back, though (<see cref="_givingRoomBack"/>). A slice with time to spare
+/// them, one slice of whole pages at a time, while writers run. The log is looked at before each slice, and every few
+/// milliseconds while one copies or the pass releases segments: from where compaction hurries, writers are held for a
+/// share of the time that grows with the log's way to the policy's back-pressure bound
+/// (<see cref="CompactionThresholdPolicy.WriterHoldShare"/>), and once the log is over the bound they are held out until
+/// a slice brings it back under: they are slowed as far as compaction is behind, and the disk stays bounded. Only while
+/// compaction gives room back, though (<see cref="_givingRoomBack"/>). A slice with time to spare
 /// is followed by a rest that leaves the disk to the foreground (<see cref="CompactionThresholdPolicy.RestAfterSlice"/>);
 /// one the log's growth hurries, or a compaction asked for now, goes straight on. Deletes no file itself:
 /// the journal decides when the emptied segment files go, and a long pass asks it on the way (each time it has emptied
@@ -46,6 +48,9 @@ internal sealed class CompactionPass
     /// <summary>How often, while a slice copies beside the writers, the log's size is checked against the back-pressure bound.</summary>
     public static readonly TimeSpan BackPressureWatchInterval = TimeSpan.FromMilliseconds(10);
 
+    /// <summary>The shortest pause that slows the writers (<see cref="PauseTheWritersAsync"/>): a shorter one is not worth a close of the barrier.</summary>
+    public static readonly TimeSpan MinWriterPause = TimeSpan.FromMilliseconds(1);
+
     private readonly FasterKV<SpanByte, SpanByte> _store;
     /// <summary>The most records a slice copies at once (the engine's <c>LiveRecordCopier.Workers</c>).</summary>
     public const int MaxCopyWorkers = 8;
@@ -64,8 +69,8 @@ internal sealed class CompactionPass
     /// <summary>
     /// Whether the work under way gives room back, so that holding writers can bring the log under the bound: the last
     /// slice copied less than <see cref="CompactionThresholdPolicy.AlmostAllLive"/> of its bytes (at a pass's start, the
-    /// last pass did; after a pass, the whole pass did). Writers are held only then: not before a first slice shows it,
-    /// so a store's first pass after it opens holds no writer until its first slice has given room back.
+    /// policy's expectation, <see cref="CompactionThresholdPolicy.PassExpectedToGiveRoomBack"/>; after a pass, the whole
+    /// pass did). Writers are held or slowed only then.
     /// </summary>
     /// <remarks>
     /// A part that is almost all live moves to the tail whole, and the log stays as long: writers held over the bound
@@ -140,7 +145,7 @@ internal sealed class CompactionPass
         long diskBytesFreed = 0;
         long releasedUntil = beginBefore;
         var backPressure = new BackPressureHold(this);
-        _givingRoomBack = _policy.CompactedLiveFraction is double lastPassLive && lastPassLive < CompactionThresholdPolicy.AlmostAllLive;
+        _givingRoomBack = _policy.PassExpectedToGiveRoomBack(LogBytes);
         try
         {
             for (long sliceStart = beginBefore; sliceStart < untilAddress;)
@@ -160,7 +165,7 @@ internal sealed class CompactionPass
                 long tailBefore = _store.Log.TailAddress;
                 SliceDone slice = await RunWatchedAsync(
                     backPressure,
-                    () => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, backPressure.IsHeld, pace)),
+                    writersHeld => _journal.RunBetweenCheckpointsAsync(() => CopyThenShiftAsync(sliceStart, sliceEnd, untilAddress, writersHeld, pace)),
                     pace).ConfigureAwait(false);
 
                 copied += slice.CopiedBytes;
@@ -183,7 +188,7 @@ internal sealed class CompactionPass
                 // does): a durable journal checkpoints for that, so not after every slice unless the disk is at its bound.
                 if (sliceEnd < untilAddress && WholeSegmentBytesBetween(releasedUntil, sliceEnd) >= ReleaseEveryBytes(sliceHeldWriters))
                 {
-                    await RunWatchedAsync(backPressure, () => ReleaseAsync(cancellationToken)).ConfigureAwait(false);
+                    await RunWatchedAsync(backPressure, _ => ReleaseAsync(cancellationToken)).ConfigureAwait(false);
                     releasedUntil = sliceEnd;
                 }
 
@@ -255,7 +260,7 @@ internal sealed class CompactionPass
         var backPressure = new BackPressureHold(this);
         try
         {
-            return await RunWatchedAsync(backPressure, work).ConfigureAwait(false);
+            return await RunWatchedAsync(backPressure, _ => work()).ConfigureAwait(false);
         }
         finally
         {
@@ -277,11 +282,16 @@ internal sealed class CompactionPass
 
     /// <summary>
     /// Holds writers from the start when the log is over the back-pressure bound (and lets writers held before go when it
-    /// is not), then runs <paramref name="work"/> while a watch holds them once the log passes the bound, and hurries
-    /// <paramref name="pace"/> (a slice's) once the log grows to where compaction hurries or the writers are held. Writers
-    /// stay held after it: the caller releases <paramref name="backPressure"/>.
+    /// is not), then runs <paramref name="work"/> while a watch slows them once the log is where compaction hurries and
+    /// holds them once it passes the bound, and hurries <paramref name="pace"/> (a slice's) once the log grows to where
+    /// compaction hurries or the writers are held. Writers stay held after it: the caller releases <paramref name="backPressure"/>.
     /// </summary>
-    private async Task<T> RunWatchedAsync<T>(BackPressureHold backPressure, Func<Task<T>> work, SlicePace? pace = null)
+    /// <remarks>
+    /// The work is given whether the writers are held out for all of it: only when held from the start. A hold the watch
+    /// begins later may be a pause that lets them in again, so work that relies on the writers being out (a slice's
+    /// faster copy) must not read <see cref="BackPressureHold.IsHeld"/> itself.
+    /// </remarks>
+    private async Task<T> RunWatchedAsync<T>(BackPressureHold backPressure, Func<bool, Task<T>> work, SlicePace? pace = null)
     {
         if (ShouldHoldWriters())
         {
@@ -293,11 +303,12 @@ internal sealed class CompactionPass
             backPressure.Release();
         }
 
+        bool heldThroughout = backPressure.IsHeld;
         using var workDone = new CancellationTokenSource();
-        Task watch = backPressure.IsHeld ? Task.CompletedTask : WatchTheLogAsync(backPressure, pace, workDone.Token);
+        Task watch = heldThroughout ? Task.CompletedTask : WatchTheLogAsync(backPressure, pace, workDone.Token);
         try
         {
-            return await work().ConfigureAwait(false);
+            return await work(heldThroughout).ConfigureAwait(false);
         }
         finally
         {
@@ -308,22 +319,26 @@ internal sealed class CompactionPass
 
     /// <summary>
     /// Checks the log's size every <see cref="BackPressureWatchInterval"/> until the work is done: hurries
-    /// <paramref name="pace"/> once the log is at <see cref="CompactionThresholdPolicy.HurriedFromBytes"/>, and holds
-    /// writers out once it is over the bound (which is never below that).
+    /// <paramref name="pace"/> once the log is at <see cref="CompactionThresholdPolicy.HurriedFromBytes"/>, slows the
+    /// writers from there (<see cref="PauseTheWritersAsync"/>), and holds them out once it is over the bound.
     /// </summary>
     private async Task WatchTheLogAsync(BackPressureHold backPressure, SlicePace? pace, CancellationToken workDone)
     {
         try
         {
+            TimeSpan paused = TimeSpan.Zero;
             while (true)
             {
-                await Task.Delay(BackPressureWatchInterval, _timeProvider, workDone).ConfigureAwait(false);
+                await Task.Delay(BackPressureWatchInterval - paused, _timeProvider, workDone).ConfigureAwait(false);
                 if (pace is not null && LogBytes >= _policy.HurriedFromBytes)
                 {
                     pace.Hurry();
                 }
 
-                if (ShouldHoldWriters())
+                paused = ShouldHoldWriters() ? TimeSpan.Zero : await PauseTheWritersAsync(backPressure, workDone).ConfigureAwait(false);
+
+                // Over the bound now, or by the end of the pause: the writers stay held until the caller lets them go.
+                if (ShouldHoldWriters() || backPressure.IsHeld)
                 {
                     await backPressure.EnterAsync().ConfigureAwait(false);
                     return;
@@ -333,6 +348,35 @@ internal sealed class CompactionPass
         catch (OperationCanceledException) when (workDone.IsCancellationRequested)
         {
         }
+    }
+
+    /// <summary>
+    /// Slows the writers while the work under way gives room back: holds them for their share of a
+    /// <see cref="BackPressureWatchInterval"/> (<see cref="CompactionThresholdPolicy.WriterHoldShare"/>), then lets them
+    /// go, unless the log is over the bound by then. Returns how long they were held.
+    /// </summary>
+    private async Task<TimeSpan> PauseTheWritersAsync(BackPressureHold backPressure, CancellationToken workDone)
+    {
+        TimeSpan pause = _givingRoomBack ? BackPressureWatchInterval * _policy.WriterHoldShare(LogBytes) : TimeSpan.Zero;
+        if (pause < MinWriterPause)
+        {
+            return TimeSpan.Zero;
+        }
+
+        backPressure.Close();
+        try
+        {
+            await Task.Delay(pause, _timeProvider, workDone).ConfigureAwait(false);
+        }
+        finally
+        {
+            if (!ShouldHoldWriters())
+            {
+                backPressure.Release();
+            }
+        }
+
+        return pause;
     }
 
     /// <summary>Whether writers should be held now: the log is over the policy's bound, and the work under way gives room back.</summary>
@@ -364,22 +408,37 @@ internal sealed class CompactionPass
     /// <summary>What one slice did.</summary>
     private readonly record struct SliceDone(long CopiedBytes, long DiskBytesFreed);
 
-    /// <summary>Writers held out of the barrier while the log is over the back-pressure bound, timed for <see cref="CompactionStatistics"/>.</summary>
+    /// <summary>
+    /// Writers held out of the barrier by compaction, timed for <see cref="CompactionStatistics"/> from the moment the
+    /// barrier closes: a hold while the log is over the back-pressure bound, or a pause that slows them short of it.
+    /// </summary>
     private sealed class BackPressureHold(CompactionPass pass)
     {
         private long _since;
         private bool _held;
+        private Task _drained = Task.CompletedTask;
 
         public bool IsHeld => _held;
 
+        /// <summary>Holds the writers out, and waits until the writes in flight have finished.</summary>
         public async ValueTask EnterAsync()
+        {
+            Close();
+            await _drained.ConfigureAwait(false);
+        }
+
+        /// <summary>
+        /// Holds new writers out without waiting for the writes in flight: a pause that only slows the writers needs no
+        /// drained barrier, as no copy relies on the writers being out. <see cref="EnterAsync"/> waits for them.
+        /// </summary>
+        public void Close()
         {
             if (_held)
             {
                 return;
             }
 
-            await pass._writes.CloseAsync().ConfigureAwait(false);
+            _drained = pass._writes.CloseAsync();
             _held = true;
             _since = pass._timeProvider.GetTimestamp();
         }

@@ -26,7 +26,10 @@ internal sealed class CompactionStatistics
     /// <summary>Gets the bytes of segment files the passes left wholly below the begin address, for truncation to delete.</summary>
     public long DiskBytesFreed => Interlocked.Read(ref _diskBytesFreed);
 
-    /// <summary>Gets the total time writers were held out because the log was over the back-pressure bound.</summary>
+    /// <summary>
+    /// Gets the total time compaction held writers out: while the log was over the back-pressure bound, and in the pauses
+    /// that slow them short of it (<see cref="CompactionThresholdPolicy.WriterHoldShare"/>).
+    /// </summary>
     public TimeSpan BackPressure => TimeSpan.FromTicks(Interlocked.Read(ref _backPressureTicks));
 
     /// <summary>
@@ -52,7 +55,7 @@ internal sealed class CompactionStatistics
     /// <summary>Records one rest of a pass between two slices.</summary>
     public void RecordRest(TimeSpan rested) => Interlocked.Add(ref _restTicks, rested.Ticks);
 
-    /// <summary>Records one stretch of writers held out by back-pressure.</summary>
+    /// <summary>Records one stretch of writers held out by back-pressure, a hold or a pause.</summary>
     public void RecordBackPressure(TimeSpan held) => Interlocked.Add(ref _backPressureTicks, held.Ticks);
 
     /// <summary>Records one write's wait for room under the log's disk budget, however it ended.</summary>

@@ -147,6 +147,48 @@ internal sealed class CompactionThresholdPolicy
     }
 
     /// <summary>
+    /// The share of the time writers are held while a log of <paramref name="logBytes"/> waits for compaction: none under
+    /// <see cref="HurriedFromBytes"/>, rising in proportion to the log's way from there to the back-pressure bound, all of
+    /// it at the bound.
+    /// </summary>
+    /// <remarks>
+    /// Held only at the bound, writers were held in whole stretches, until a slice brought the log back under it: beside
+    /// eight unpaced writers of 64-byte records, half of those stretches lasted 30 ms or more and a tenth 62 ms or more
+    /// (docs/benchmarks.md, "Writers slowed in proportion"). Held for their share of each look at the log instead, they
+    /// write slower the further compaction falls behind, in pauses of a few milliseconds, and seldom reach the bound.
+    /// </remarks>
+    public double WriterHoldShare(long logBytes)
+    {
+        long hurriedFrom = HurriedFromBytes;
+        if (logBytes <= hurriedFrom)
+        {
+            return 0;
+        }
+
+        long span = BackPressureBytes - hurriedFrom;
+        return span <= 0 ? 1 : Math.Min(1, (double)(logBytes - hurriedFrom) / span);
+    }
+
+    /// <summary>
+    /// Whether a pass that starts on a log of <paramref name="logBytes"/> can be expected to give room back, so that
+    /// holding writers brings the log under the bound: the last pass found its part not almost all live; or, before any
+    /// pass has measured, the live estimate says the log is not almost all live.
+    /// </summary>
+    /// <remarks>
+    /// A part almost all live gives nothing back, and writers held beside it wait for nothing (<see cref="AlmostAllLive"/>),
+    /// so a pass used to wait for its first slice to show that it gives room back, and the first pass of a store held no
+    /// writer until then. Beside unpaced overwrites of 64-byte records, that first slice let the writers take the log well
+    /// over the bound, and the hold that followed was the run's longest, 140-170 ms (docs/benchmarks.md, "Writers slowed
+    /// in proportion"). A store's first scheduled pass is preceded by a live estimate (the compactor takes one while the
+    /// garbage is unmeasured), which tells a load of new keys, all live, from overwrites. After a pass that measured its
+    /// part almost all live, the estimate cannot say where the garbage is, and the next pass still waits for a slice.
+    /// </remarks>
+    public bool PassExpectedToGiveRoomBack(long logBytes) =>
+        CompactedLiveFraction is double lastPassLive
+            ? lastPassLive < AlmostAllLive
+            : LiveBytesEstimate is long live && live < AlmostAllLive * logBytes;
+
+    /// <summary>
     /// How long a pass rests before its next slice after one that took <paramref name="sliceTook"/>, in which the log's
     /// tail grew by <paramref name="grownBytes"/> to a log of <paramref name="logBytes"/>: <see cref="RestPerSliceTime"/>
     /// times the slice's time while the log is under <see cref="HurriedFromBytes"/>, and no longer than the log, growing

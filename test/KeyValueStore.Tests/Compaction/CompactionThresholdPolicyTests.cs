@@ -65,6 +65,41 @@ public class CompactionThresholdPolicyTests
     }
 
     [Fact]
+    public void WritersAreHeld_ForAShareOfTheTime_RisingFromNoneWhereCompactionHurries_ToAllAtTheBound()
+    {
+        // A threshold of 800 and a bound of 1,000: compaction hurries from 900.
+        var policy = new CompactionThresholdPolicy(800);
+
+        Assert.Equal(0, policy.WriterHoldShare(850));
+        Assert.Equal(0, policy.WriterHoldShare(900));
+        Assert.Equal(0.25, policy.WriterHoldShare(925));
+        Assert.Equal(0.5, policy.WriterHoldShare(950));
+        Assert.Equal(1, policy.WriterHoldShare(1_000));
+        Assert.Equal(1, policy.WriterHoldShare(5_000));
+    }
+
+    [Fact]
+    public void APass_IsExpectedToGiveRoomBack_AfterOneThatDid_OrBeforeAnyHasMeasured_WhenTheLiveEstimateSaysTheLogIsNotAlmostAllLive()
+    {
+        var nothingKnown = new CompactionThresholdPolicy(100);
+        Assert.False(nothingKnown.PassExpectedToGiveRoomBack(1_000));
+
+        var estimatedOnly = new CompactionThresholdPolicy(100);
+        estimatedOnly.RecordEstimate(500);
+        Assert.True(estimatedOnly.PassExpectedToGiveRoomBack(1_000));
+        Assert.False(estimatedOnly.PassExpectedToGiveRoomBack(550), "a log 91% live, by the estimate, gives almost nothing back");
+
+        var afterOneThatGaveRoomBack = new CompactionThresholdPolicy(100);
+        afterOneThatGaveRoomBack.RecordPass(liveBytesEstimate: 990, logBytesLeft: 0, copiedBytes: 50, compactedBytes: 100);
+        Assert.True(afterOneThatGaveRoomBack.PassExpectedToGiveRoomBack(1_000));
+
+        // Where the garbage is, a pass that found its part almost all live cannot say, and the estimate cannot either.
+        var afterOneAlmostAllLive = new CompactionThresholdPolicy(100);
+        afterOneAlmostAllLive.RecordPass(liveBytesEstimate: 100, logBytesLeft: 0, copiedBytes: 95, compactedBytes: 100);
+        Assert.False(afterOneAlmostAllLive.PassExpectedToGiveRoomBack(1_000));
+    }
+
+    [Fact]
     public void WritersAreHeld_FromAQuarterAgainTheThreshold()
     {
         // Two and a half times the live data: at half again (three times), the files of a Checkpoint-mode store sat at

@@ -636,6 +636,28 @@ public class LogCompactorTests
         Assert.Equal(TimeSpan.Zero, pass.Statistics.BackPressure);
     }
 
+    /// <summary>
+    /// A store's first pass, over the bound, holds the writers from its first slice when the live estimate taken before it
+    /// says the log is mostly garbage: without it the first slice let unpaced writers take the log far over the bound,
+    /// and the hold after it was a run's longest.
+    /// </summary>
+    [Fact]
+    public async Task AStoresFirstPass_OverTheBound_HoldsTheWritersFromItsFirstSlice_WhenTheLiveEstimateSaysTheLogIsMostlyGarbage()
+    {
+        PassSeen pass = await RunAPassWithAWriteStartingAsync(
+            logBytes =>
+            {
+                var policy = new CompactionThresholdPolicy(1);
+                policy.RecordEstimate(logBytes / 4);
+                return policy;
+            },
+            awaitTheWriteInTheFirstSlice: false,
+            writeEveryKeyTwice: true);
+
+        Assert.True(pass.Slices[0].WritersHeld, "the first slice did not hold the writers: " + pass);
+        Assert.False(pass.Slices[0].WriteDone, "the write got in before the first slice copied: " + pass);
+    }
+
     /// <summary>After a pass that found its part almost all live, the next pass holds no writer before a slice gives room back.</summary>
     [Fact]
     public async Task APass_AfterOneThatFoundItsPartAlmostAllLive_HoldsNoWriter_UntilASliceGivesRoomBack()
@@ -736,6 +758,82 @@ public class LogCompactorTests
         Assert.True(gaveWayAtFirst, "the first slice, at the threshold, did not start with time to spare");
         Assert.True(hurried, "the slice still gave way with the log where compaction hurries");
         Assert.False(heldWhenHurried, "the writers were held under the bound");
+        await AssertEveryPatternedKeyAsync(store, 20_000);
+    }
+
+    /// <summary>
+    /// Writers are slowed in proportion as compaction falls behind: between where compaction hurries and the bound, a
+    /// slice that copies holds them for short pauses and lets them go again, rather than not at all until the bound and
+    /// then until the slice ends. (Held only at the bound, writers of 64-byte records waited up to 230 ms at a time.)
+    /// </summary>
+    [Fact]
+    public async Task WritersBetweenWhereCompactionHurriesAndTheBound_AreHeldForShortPauses_WhileASliceCopies_AndGetIn()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await WritePatternedKeysAsync(store, 20_000);
+
+        CompactionThresholdPolicy policy = AfterAPassThatGaveRoomBack(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress);
+        LogCompactor? compactor = null;
+        bool paused = false;
+        bool aWriteGotIn = false;
+        compactor = CompactorWhoseFirstSliceFirstRuns(
+            store,
+            policy,
+            async (_, _) =>
+            {
+                // Three quarters of the way from where compaction hurries to the bound: writers are held three quarters of the time.
+                await WriteUntilTheLogHoldsAsync(store, policy.HurriedFromBytes + ((policy.BackPressureBytes - policy.HurriedFromBytes) * 3 / 4));
+                paused = await WaitUntilAsync(() => compactor!.Statistics.BackPressure > TimeSpan.Zero, TimeSpan.FromSeconds(10));
+
+                // The slice is still here, so a write that completes was let go before the slice ended.
+                aWriteGotIn = await store.UpsertAsync(Key(0), PatternedValue(0, 100)).AsTask().WaitAsync(TimeSpan.FromSeconds(10)).ContinueWith(write => write.IsCompletedSuccessfully);
+            });
+        await using (compactor)
+        {
+            await compactor.RunScheduledStepAsync();
+        }
+
+        Assert.True(paused, "no writer was held under the bound while the slice copied");
+        Assert.True(aWriteGotIn, "a writer under the bound was held until the slice ended");
+        await AssertEveryPatternedKeyAsync(store, 20_000);
+    }
+
+    /// <summary>
+    /// A slice copies the faster way, which relies on every writer being out, only when the writers were held out before
+    /// it started: a pause that slows them, begun while the slice waited its turn between checkpoints, lets them in again
+    /// while it copies.
+    /// </summary>
+    [Fact]
+    public async Task ASliceThatStartsDuringAPauseOfTheWriters_DoesNotCopyAsIfTheyWereHeldOut()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
+        await WritePatternedKeysAsync(store, 20_000);
+        await WritePatternedKeysAsync(store, 20_000);
+
+        // The log three quarters of the way from where compaction hurries to the bound: writers are paused three
+        // quarters of the time, and never held for good, as nothing writes.
+        long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+        CompactionThresholdPolicy policy = AfterAPassThatGaveRoomBack((long)(logBytes / 1.21875));
+        Assert.InRange(policy.WriterHoldShare(logBytes), 0.6, 0.9);
+        Assert.False(policy.ShouldHoldWriters(logBytes));
+        var slicesHeld = new List<bool>();
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            policy,
+            new RecordingLogger(),
+            (fromAddress, untilAddress, writersHeld, pace, passUntilAddress) =>
+            {
+                slicesHeld.Add(writersHeld);
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
+            },
+            new BarrierClosedFirstJournal(new NoJournal(store.FasterKV), store.Writes));
+
+        await compactor.CompactNowAsync();
+
+        Assert.True(compactor.Statistics.BackPressure > TimeSpan.Zero, "the writers were never paused, so the test proves nothing");
+        Assert.False(slicesHeld[0], "the first slice copied as if the writers were held out");
         await AssertEveryPatternedKeyAsync(store, 20_000);
     }
 
@@ -1074,9 +1172,10 @@ public class LogCompactorTests
                     segmentsLeftBelowSlicesAfterAHeldOne.Add(await SegmentsLeftBelowAsync(store, fromAddress));
                 }
 
-                long copied = await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
-                previousHeld = store.Writes.IsClosed;
-                return copied;
+                // Held from its start, so held at its end: the barrier closed now could also be a pause that slows the
+                // writers short of the bound, which holds them for a few milliseconds and not for the slice.
+                previousHeld = writersHeld;
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
             },
             store.Journal);
 
@@ -1211,9 +1310,11 @@ public class LogCompactorTests
             store.CopyLiveRecordsAsync,
             new ReleaseObservingJournal(store.Journal, () =>
             {
-                if (!policy.ShouldHoldWriters(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress))
+                // Under where writers are slowed, with none writing: a pause of the writers begun before the slice moved
+                // the begin address ends within milliseconds, and the barrier closed for longer is the pass holding them.
+                if (policy.WriterHoldShare(store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress) == 0)
                 {
-                    writersHeldAtReleasesUnderTheBound.Add(store.Writes.IsClosed);
+                    writersHeldAtReleasesUnderTheBound.Add(StaysClosedFor(store.Writes, TimeSpan.FromMilliseconds(100)));
                 }
             }));
 
@@ -1273,6 +1374,23 @@ public class LogCompactorTests
 
                 return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
             });
+    }
+
+    /// <summary>Whether <paramref name="barrier"/> holds writers out for all of <paramref name="time"/>, watched from this thread.</summary>
+    private static bool StaysClosedFor(WriteBarrier barrier, TimeSpan time)
+    {
+        var watched = System.Diagnostics.Stopwatch.StartNew();
+        while (barrier.IsClosed)
+        {
+            if (watched.Elapsed >= time)
+            {
+                return true;
+            }
+
+            Thread.Sleep(1);
+        }
+
+        return false;
     }
 
     /// <summary>Writes until the log is over the back-pressure bound; returns whether the writers were then held within ten seconds.</summary>
