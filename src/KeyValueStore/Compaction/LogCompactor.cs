@@ -64,7 +64,7 @@ internal sealed partial class LogCompactor : IAsyncDisposable
     /// </param>
     /// <param name="estimateLiveBytes">The engine's estimate of the log's live bytes, taken after each pass.</param>
     /// <param name="journal">Moves the begin address between checkpoints, and decides when emptied segment files may go.</param>
-    /// <param name="writes">Held closed while the log is over the back-pressure bound.</param>
+    /// <param name="writes">Closed by back-pressure: for short pauses as the log nears its bound, and while it is over it.</param>
     /// <param name="fault">The store's fault: a failed compaction write stops compactions.</param>
     /// <param name="layout">The store's files, to measure what a truncation gives back; null when the caller owns the device.</param>
     /// <param name="pageSizeBits">The log's page size.</param>

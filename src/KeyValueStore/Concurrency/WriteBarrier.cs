@@ -17,7 +17,8 @@ namespace KeyValueStore.Concurrency;
 /// (<see cref="KeyValueStore.Durability.Checkpointer"/>); the checkpoint opens the barrier once the tail is fixed, not
 /// when its pages are on disk. Reads are not held back.
 /// <para>
-/// Back-pressure: while the log is over its bound, compaction holds writers out until it is back under
+/// Back-pressure: as the log nears its bound, compaction closes the barrier for a few milliseconds at a time, without
+/// waiting for the writes inside; while the log is over its bound, it holds writers out until it is back under
 /// (<see cref="KeyValueStore.Compaction.CompactionPass"/>). A checkpoint may close the barrier meanwhile: closes nest,
 /// and the barrier opens when the last closer opens it.
 /// </para>
