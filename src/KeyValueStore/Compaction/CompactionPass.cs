@@ -111,8 +111,9 @@ internal sealed class CompactionPass
     /// <summary>
     /// How many bytes of whole segment files a pass empties before it gives them back on the way: an eighth of the
     /// threshold (about a quarter of the live data waiting at most), at least one segment; but every segment once it is
-    /// empty while the slice that emptied it held the writers, since the log is then at its bound and the disk with it,
-    /// and every segment throughout where the journal says a release is cheap (<see cref="IWriteJournal.ReleasesEachEmptiedSegment"/>).
+    /// empty while the log is near its bound (the slice that emptied it held the writers, or left the log where writers
+    /// are slowed), since the disk is then near its bound too, and every segment throughout where the journal says a
+    /// release is cheap (<see cref="IWriteJournal.ReleasesEachEmptiedSegment"/>).
     /// Counted in whole segments, since a release (a checkpoint, in the durable modes) frees nothing of a segment the
     /// begin address is still inside.
     /// </summary>
@@ -120,11 +121,14 @@ internal sealed class CompactionPass
     /// Released every eighth of the threshold throughout, the segments waiting for a checkpoint took Checkpoint mode's
     /// files to 3.06 times the live data at the 95th percentile over ten minutes of the load test; released each one
     /// while writers are held, 2.93, for 16-20% more back-pressure, as the pass waits for the extra checkpoints
-    /// (docs/benchmarks.md, "Emptied segments released at once at the bound"). The disk bound is the promise;
-    /// back-pressure is how it is kept.
+    /// (docs/benchmarks.md, "Emptied segments released at once at the bound"). Once writers were slowed short of the
+    /// bound rather than held at it, few slices held them, and the files passed three times the live data in 2-3 seconds
+    /// of ten-minute runs; released at once from where writers are slowed, the worst second of a ten-minute run was 2.92
+    /// times, for 6% more back-pressure ("Writers slowed in proportion").
+    /// The disk bound is the promise; back-pressure is how it is kept.
     /// </remarks>
-    private long ReleaseEveryBytes(bool writersHeld) =>
-        writersHeld || _journal.ReleasesEachEmptiedSegment ? 1L << _segmentSizeBits : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
+    private long ReleaseEveryBytes(bool nearTheBound) =>
+        nearTheBound || _journal.ReleasesEachEmptiedSegment ? 1L << _segmentSizeBits : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
 
     /// <summary>The bytes of the whole segments below <paramref name="to"/> that are not below <paramref name="from"/>.</summary>
     private long WholeSegmentBytesBetween(long from, long to) => ((to >> _segmentSizeBits) - (from >> _segmentSizeBits)) << _segmentSizeBits;
@@ -185,8 +189,9 @@ internal sealed class CompactionPass
                 }
 
                 // A long pass gives its emptied segment files back on the way, not only at its end (where the caller
-                // does): a durable journal checkpoints for that, so not after every slice unless the disk is at its bound.
-                if (sliceEnd < untilAddress && WholeSegmentBytesBetween(releasedUntil, sliceEnd) >= ReleaseEveryBytes(sliceHeldWriters))
+                // does): a durable journal checkpoints for that, so not after every slice unless the disk is near its bound.
+                bool nearTheBound = sliceHeldWriters || _policy.WriterHoldShare(LogBytes) > 0;
+                if (sliceEnd < untilAddress && WholeSegmentBytesBetween(releasedUntil, sliceEnd) >= ReleaseEveryBytes(nearTheBound))
                 {
                     await RunWatchedAsync(backPressure, _ => ReleaseAsync(cancellationToken)).ConfigureAwait(false);
                     releasedUntil = sliceEnd;

@@ -1190,6 +1190,59 @@ public class LogCompactorTests
     }
 
     /// <summary>
+    /// While the log is where writers are slowed, short of the bound, a durable store's pass also releases each segment a
+    /// slice empties before the next slice: there the disk is near its bound too. (Writers slowed rather than held, and
+    /// segments released only every eighth of the threshold, let the files pass three times the live data in a few
+    /// seconds of ten-minute load tests; docs/benchmarks.md, "Writers slowed in proportion".)
+    /// </summary>
+    [Fact]
+    public async Task ADurableStoresPass_ReleasesWhatEachSliceEmptied_WhileTheLogIsWhereWritersAreSlowed()
+    {
+        using var temp = new TempDirectory();
+        await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
+        const int Keys = 64_000;
+        await WriteKilobyteValuesAsync(store, Keys, round: 0);
+        await WriteKilobyteValuesAsync(store, Keys, round: 1);
+
+        // The bound just over the log, and writers slowed from nine tenths of it: the first round, all superseded, fills
+        // the first half of the log, so each of its slices gives back what it covers, and the first slices leave the log
+        // where writers are slowed. An eighth of the threshold is more than a slice, so only the rule under test releases
+        // after each of them.
+        long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+        var policy = new CompactionThresholdPolicy(minimumThresholdBytes: (logBytes + 4_096) * 4 / 5);
+        Assert.False(policy.ShouldHoldWriters(logBytes), "the log must be under the bound");
+        Assert.True(policy.WriterHoldShare(logBytes - (CompactionPass.MinSliceBytes * 2)) > 0, $"a log of {logBytes} bytes is too short: two slices take it under where writers are slowed");
+        Assert.True(policy.ThresholdBytes / 8 > CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too short: an eighth of its threshold is not over a slice");
+        long firstBegin = store.FasterKV.Log.BeginAddress;
+        var segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed = new List<int>();
+        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
+            store,
+            policy,
+            new RecordingLogger(),
+            async (fromAddress, untilAddress, writersHeld, pace, passUntilAddress) =>
+            {
+                // Nothing writes, so the log now is the log the slice before left.
+                long logNow = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
+                if (fromAddress > firstBegin && policy.WriterHoldShare(logNow) > 0)
+                {
+                    segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Add(await SegmentsLeftBelowAsync(store, fromAddress));
+                }
+
+                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
+            },
+            store.Journal);
+
+        await compactor.CompactNowAsync();
+
+        Assert.True(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count >= 2, $"only {segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count} slices followed one that left the log where writers are slowed, so the test proves little");
+        Assert.All(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed, left => Assert.Equal(0, left));
+        for (int key = 0; key < Keys; key++)
+        {
+            Assert.Equal(KilobyteValue(key, round: 1), await ReadBytesAsync(store, key));
+        }
+    }
+
+    /// <summary>
     /// Under the back-pressure bound, a Commit-mode store's pass gives back each segment as soon as a slice has emptied
     /// it; a Checkpoint-mode store's gathers an eighth of the threshold first. Released in eighths, Commit mode's
     /// segments waiting for a checkpoint took its files over three times the live data in single seconds of the load
