@@ -1183,10 +1183,7 @@ public class LogCompactorTests
 
         Assert.True(segmentsLeftBelowSlicesAfterAHeldOne.Count >= 3, $"only {segmentsLeftBelowSlicesAfterAHeldOne.Count} slices followed one that held the writers, so the test proves little");
         Assert.All(segmentsLeftBelowSlicesAfterAHeldOne, left => Assert.Equal(0, left));
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(KilobyteValue(key, round: 1), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryKilobyteValueOfRoundAsync(store, Keys, round: 1);
     }
 
     /// <summary>
@@ -1236,10 +1233,7 @@ public class LogCompactorTests
 
         Assert.True(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count >= 2, $"only {segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count} slices followed one that left the log where writers are slowed, so the test proves little");
         Assert.All(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed, left => Assert.Equal(0, left));
-        for (int key = 0; key < Keys; key++)
-        {
-            Assert.Equal(KilobyteValue(key, round: 1), await ReadBytesAsync(store, key));
-        }
+        await AssertEveryKilobyteValueOfRoundAsync(store, Keys, round: 1);
     }
 
     /// <summary>
@@ -1511,6 +1505,15 @@ public class LogCompactorTests
     }
 
     private static byte[] KilobyteValue(int key, int round) => PatternedValue(key + (round * 1_000_003), 1024);
+
+    /// <summary>Reads every key <see cref="WriteKilobyteValuesAsync"/> wrote, expecting its value of <paramref name="round"/>.</summary>
+    private static async Task AssertEveryKilobyteValueOfRoundAsync(FasterRecordStore store, int keys, int round)
+    {
+        for (int key = 0; key < keys; key++)
+        {
+            Assert.Equal(KilobyteValue(key, round), await ReadBytesAsync(store, key));
+        }
+    }
 
     private static async Task AssertEveryPatternedKeyAsync(FasterRecordStore store, int keys)
     {
