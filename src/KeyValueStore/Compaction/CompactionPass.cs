@@ -49,7 +49,7 @@ internal sealed class CompactionPass
     public static readonly TimeSpan BackPressureWatchInterval = TimeSpan.FromMilliseconds(10);
 
     /// <summary>The shortest pause that slows the writers (<see cref="PauseTheWritersAsync"/>): a shorter one is not worth a close of the barrier.</summary>
-    public static readonly TimeSpan MinWriterPause = TimeSpan.FromMilliseconds(1);
+    private static readonly TimeSpan MinWriterPause = TimeSpan.FromMilliseconds(1);
 
     private readonly FasterKV<SpanByte, SpanByte> _store;
     /// <summary>The most records a slice copies at once (the engine's <c>LiveRecordCopier.Workers</c>).</summary>

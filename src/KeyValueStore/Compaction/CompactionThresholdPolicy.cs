@@ -153,7 +153,7 @@ internal sealed class CompactionThresholdPolicy
     /// </summary>
     /// <remarks>
     /// Held only at the bound, writers were held in whole stretches, until a slice brought the log back under it: beside
-    /// eight unpaced writers of 64-byte records, half of those stretches lasted 30 ms or more and a tenth 62 ms or more
+    /// eight unpaced writers of 64-byte records, half of those stretches lasted 29 ms or more and a tenth 59 ms or more
     /// (docs/benchmarks.md, "Writers slowed in proportion"). Held for their share of each look at the log instead, they
     /// write slower the further compaction falls behind, in pauses of a few milliseconds, and seldom reach the bound.
     /// </remarks>

@@ -767,7 +767,7 @@ public class LogCompactorTests
     /// then until the slice ends. (Held only at the bound, writers of 64-byte records waited up to 230 ms at a time.)
     /// </summary>
     [Fact]
-    public async Task WritersBetweenWhereCompactionHurriesAndTheBound_AreHeldForShortPauses_WhileASliceCopies_AndGetIn()
+    public async Task WritersBetweenWhereCompactionHurriesAndTheBound_ArePaused_AndGetIn_BeforeTheSliceEnds()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(StoreFactory.LowMemory(temp.Path));
