@@ -69,6 +69,14 @@ internal sealed class SessionPool<TSession> : IDisposable
     public long Waits => Interlocked.Read(ref _waits);
 
     /// <summary>
+    /// Tests only: handed each rent that found no session at once, before its caller gets it. Such a rent's
+    /// <see cref="ValueTask{TResult}"/> comes from a pooled box that may complete between its return and the caller's
+    /// look at it; a test completes it here to make that order certain. Read only on that path, never on a rent served
+    /// at once.
+    /// </summary>
+    internal Func<ValueTask<Scope>, ValueTask<Scope>>? SeeSlowRent { get; set; }
+
+    /// <summary>
     /// Waits for a free session. The caller must dispose the returned <see cref="Scope"/>, also when its operation throws.
     /// A caller cancelled while waiting throws <see cref="OperationCanceledException"/> and gets no session.
     /// </summary>
@@ -87,7 +95,13 @@ internal sealed class SessionPool<TSession> : IDisposable
             return new ValueTask<Scope>(new Scope(this, parked));
         }
 
-        return _available.TryTake() ? new ValueTask<Scope>(new Scope(this, TakeOrCreate())) : RentSlowAsync(cancellationToken);
+        if (_available.TryTake())
+        {
+            return new ValueTask<Scope>(new Scope(this, TakeOrCreate()));
+        }
+
+        ValueTask<Scope> renting = RentSlowAsync(cancellationToken);
+        return SeeSlowRent is { } see ? see(renting) : renting;
     }
 
     /// <summary>Disposes the idle sessions. Call only once no session is rented: the store drains its operations first.</summary>

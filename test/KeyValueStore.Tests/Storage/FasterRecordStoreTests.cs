@@ -493,6 +493,79 @@ public class FasterRecordStoreTests
         await store.DisposeAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(15));
     }
 
+    /// <summary>
+    /// The session's half of the same defect. A rent that finds no session at once returns the pool's pooled box; when
+    /// that box completes before the write looks at it, the write takes its lease at once, and when FASTER's call then
+    /// has to wait, the rest of the write awaited the box again: by then given back, it threw InvalidOperationException,
+    /// and the session was never returned. Here the pool has one session, which the test holds until each write's rent
+    /// has started to wait, and hands over before the write looks. The disk holds its writes and reads back, so FASTER's
+    /// call then waits: an upsert's once the memory is full, a delete's (a read-modify-write) for a key on disk.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AWrite_WhoseSessionCameFromAWaitThatEndedAtOnce_WhenFasterMustWait_ReadsTheRentOnce(bool delete)
+    {
+        using var temp = new TempDirectory();
+        MixedStorageKVStoreOptions options = StoreFactory.LowMemory(temp.Path);
+        options.SessionPoolSize = 1;
+        FasterRecordStore store = StoreFactory.OpenWithFaultInjection(options, out FaultInjectingDevice segments);
+        var sessions = store.Sessions;
+        int key;
+
+        // The lease is boxed: a scope gives back its session however many copies of it exist.
+        IDisposable? held = null;
+        sessions.SeeSlowRent = renting =>
+        {
+            held?.Dispose();
+            held = null;
+            if (!SpinWait.SpinUntil(() => renting.IsCompleted, TimeSpan.FromSeconds(10)))
+            {
+                throw new TimeoutException("the rent did not get the session the test gave back");
+            }
+
+            return renting;
+        };
+
+        // Far more than the memory holds, so that the first keys are on disk.
+        for (key = 0; delete && key < 1_000; key++)
+        {
+            await store.UpsertAsync(Key(key), Value(key, "a"));
+        }
+
+        Task waiting = Task.CompletedTask;
+        segments.HoldWrites();
+        segments.HoldReads();
+
+        // Two 4 KB pages of memory: once they are full, an upsert needs a page whose flush is held back. A delete of the
+        // first key waits for its held read.
+        for (key = 0; key < 1_000; key++)
+        {
+            held = await sessions.RentAsync();
+            waiting = delete ? store.DeleteAsync(Key(key)).AsTask() : store.UpsertAsync(Key(key), Value(key, "a")).AsTask();
+            Assert.True(held is null, "the write's rent found a session at once, so it never waited for the test's");
+            if (!waiting.IsCompleted)
+            {
+                break;
+            }
+
+            await waiting;
+        }
+
+        Assert.False(waiting.IsCompleted, "no write had to wait for FASTER, so nothing looked at the rent again");
+        segments.ReleaseWrites();
+        segments.ReleaseReads();
+
+        sessions.SeeSlowRent = null;
+        await waiting.WaitAsync(TimeSpan.FromSeconds(30));
+
+        // The write gave its session back: the pool's only one comes to the next caller.
+        (await sessions.RentAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(10))).Dispose();
+
+        Assert.Equal(delete ? null : $"value-{key}-a", await ReadStringAsync(store, Key(key)));
+        await store.DisposeAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(15));
+    }
+
     [Fact]
     public async Task SuppliedFasterKV_IsUsedAndLeftOpenForItsOwner()
     {
