@@ -72,7 +72,7 @@ internal static class LoadTestApp
         {
             try
             {
-                var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes, options.Compaction, options.DiskBudgetBytes, walDirectory?.Path, options.Endpoint, options.MutableFraction);
+                var context = new BackendContext(directory.Path, options.Records, options.ValueSize, options.MemorySizeBytes, options.Compaction, options.DiskBudgetBytes, walDirectory?.Path, options.Endpoint, options.MutableFraction, options.CompactionRatio, options.SegmentSizeBytes);
                 await using ILoadTestBackend backend = (openBackend ?? options.Backend.Open)(context);
 
                 // Checked on the backend as opened, since a capability is what the instance implements.

@@ -9,5 +9,7 @@ namespace KeyValueStore.LoadTest.Backends;
 /// <param name="DiskBudgetBytes">--disk-budget: this store's <see cref="MixedStorageKVStoreOptions.LogDiskBudgetBytes"/>, 0 for none; other backends ignore it.</param>
 /// <param name="WriteAheadLogDirectory">--wal-dir: an empty directory for this store's write-ahead log in Commit mode (<see cref="MixedStorageKVStoreOptions.WriteAheadLogDirectory"/>), null for the store's own; other backends ignore it.</param>
 /// <param name="MutableFraction">--mutable-fraction: this store's <see cref="MixedStorageKVStoreOptions.LogMutableFraction"/>, null for its default; other backends ignore it.</param>
+/// <param name="SegmentSizeBytes">--segment-size: this store's segment file size in bytes, null for the load test's; other backends ignore it.</param>
+/// <param name="CompactionRatio">--compaction-ratio: this store's <see cref="MixedStorageKVStoreOptions.CompactionLogToLiveRatio"/>, null for its default; other backends ignore it.</param>
 /// <param name="Endpoint">--endpoint: the host:port of the server the redis backend measures, null when none is given; other backends ignore it.</param>
-internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes, bool Compaction = true, long DiskBudgetBytes = 0, string? WriteAheadLogDirectory = null, string? Endpoint = null, double? MutableFraction = null);
+internal sealed record BackendContext(string Directory, long Records, int ValueSize, long MemorySizeBytes, bool Compaction = true, long DiskBudgetBytes = 0, string? WriteAheadLogDirectory = null, string? Endpoint = null, double? MutableFraction = null, double? CompactionRatio = null, long? SegmentSizeBytes = null);

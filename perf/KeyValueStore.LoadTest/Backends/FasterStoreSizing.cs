@@ -21,20 +21,24 @@ internal static class FasterStoreSizing
     private const int MaxPageSizeBits = 25;
 
     // The load test measures bytes on disk as file sizes, and FASTER preallocates whole segments:
-    // 16 MB segments (the store's default is 256 MB) keep that overcount to at most one partly used segment.
-    private const int SegmentSizeBits = 24;
+    // 16 MB segments (the store's default is 256 MB) keep that overcount to at most one partly used segment;
+    // --segment-size sets another.
+    private const int DefaultSegmentSizeBits = 24;
 
     // A long key in MessagePack: a type byte and up to 8 bytes.
     private const int TypedKeyMaxSize = 1 + sizeof(long);
 
     /// <summary>Why these sizes cannot make a store, naming the options to change; null when they can.</summary>
-    public static string? Problem(long memorySizeBytes, int valueSize)
+    public static string? Problem(long memorySizeBytes, int valueSize, long? segmentSizeBytes = null)
     {
         int memoryBits = BitOperations.Log2((ulong)memorySizeBytes);
         int pageBits = MinPageBits(valueSize);
         if (memoryBits >= pageBits + 1)
         {
-            return null;
+            long page = 1L << PageSizeBits(memorySizeBytes, valueSize);
+            return segmentSizeBytes < page
+                ? $"--segment-size {ByteSize.Format(segmentSizeBytes.Value)} is smaller than a log page ({ByteSize.Format(page)} for --memory-size {ByteSize.Format(memorySizeBytes)} and --value-size {valueSize}); a segment file holds whole pages. Use --segment-size {ByteSize.Format(page)} or more."
+                : null;
         }
 
         long recordSize = RecordSizeInLog(valueSize);
@@ -45,7 +49,7 @@ internal static class FasterStoreSizing
 
     public static MixedStorageKVStoreOptions Options(BackendContext context)
     {
-        if (Problem(context.MemorySizeBytes, context.ValueSize) is string problem)
+        if (Problem(context.MemorySizeBytes, context.ValueSize, context.SegmentSizeBytes) is string problem)
         {
             throw new ArgumentException(problem, nameof(context));
         }
@@ -58,15 +62,20 @@ internal static class FasterStoreSizing
             LogFileNamePrefix = "loadtest",
             MemorySizeBits = memoryBits,
             PageSizeBits = pageBits,
-            SegmentSizeBits = Math.Max(pageBits, SegmentSizeBits),
+            SegmentSizeBits = SegmentSizeBits(context.MemorySizeBytes, context.ValueSize, context.SegmentSizeBytes),
             IndexNumBuckets = IndexBuckets(context.Records),
 
             // The store's default interval when on: a write that finds the log at the threshold starts compaction anyway.
             TimeBetweenLogCompactionsMS = context.Compaction ? new MixedStorageKVStoreOptions().TimeBetweenLogCompactionsMS : -1,
             LogDiskBudgetBytes = context.DiskBudgetBytes,
             LogMutableFraction = context.MutableFraction,
+            CompactionLogToLiveRatio = context.CompactionRatio ?? new MixedStorageKVStoreOptions().CompactionLogToLiveRatio,
         };
     }
+
+    /// <summary>log2 of the segment size: --segment-size when given, else 16 MB, or the page when that is larger.</summary>
+    public static int SegmentSizeBits(long memorySizeBytes, int valueSize, long? segmentSizeBytes) =>
+        segmentSizeBytes is long bytes ? BitOperations.Log2((ulong)bytes) : Math.Max(PageSizeBits(memorySizeBytes, valueSize), DefaultSegmentSizeBits);
 
     /// <summary>log2 of the page size: eight pages in memory when a record fits, else the smallest page that holds one.</summary>
     public static int PageSizeBits(long memorySizeBytes, int valueSize) =>

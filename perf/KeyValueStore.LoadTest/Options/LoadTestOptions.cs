@@ -49,6 +49,12 @@ internal sealed record LoadTestOptions
     /// <summary>Gets --mutable-fraction: the typed and faster backends' <see cref="MixedStorageKVStoreOptions.LogMutableFraction"/>; null for the store's default for its durability mode.</summary>
     public double? MutableFraction { get; init; }
 
+    /// <summary>Gets --segment-size: the typed and faster backends' segment file size in bytes, a power of two; null for the load test's 16 MB (or the page, when larger).</summary>
+    public long? SegmentSizeBytes { get; init; }
+
+    /// <summary>Gets --compaction-ratio: the typed and faster backends' <see cref="MixedStorageKVStoreOptions.CompactionLogToLiveRatio"/>; null for the store's default.</summary>
+    public double? CompactionRatio { get; init; }
+
     /// <summary>Gets --dir: where the run's fresh directory is made; null for the system's temporary directory.</summary>
     public string? Directory { get; init; }
 

@@ -21,7 +21,7 @@ internal static class OptionParser
     [
         "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
-        "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction", "--rate", "--max-allocated-per-op",
+        "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction", "--compaction-ratio", "--segment-size", "--rate", "--max-allocated-per-op",
     ];
 
     public static LoadTestOptions Parse(IReadOnlyList<string> args)
@@ -48,6 +48,8 @@ internal static class OptionParser
             Compaction = Get(given, "--compaction", options.Compaction, ParseOnOff),
             DiskBudgetBytes = Get(given, "--disk-budget", options.DiskBudgetBytes, ParseDiskBudget),
             MutableFraction = Get(given, "--mutable-fraction", options.MutableFraction, ParseMutableFraction),
+            CompactionRatio = Get(given, "--compaction-ratio", options.CompactionRatio, ParseCompactionRatio),
+            SegmentSizeBytes = Get<long?>(given, "--segment-size", options.SegmentSizeBytes, ParseSegmentSize),
             Directory = Get(given, "--dir", options.Directory, text => NonEmpty("--dir", text, "a directory path")),
             WriteAheadLogDirectory = Get(given, "--wal-dir", options.WriteAheadLogDirectory, text => NonEmpty("--wal-dir", text, "a directory path")),
             Endpoint = Get(given, "--endpoint", options.Endpoint, ParseEndpoint),
@@ -66,7 +68,7 @@ internal static class OptionParser
             throw new InvalidOptionException(cannotDrop);
         }
 
-        if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize) is string problem)
+        if (options.Backend.UsesMemorySize && FasterStoreSizing.Problem(options.MemorySizeBytes, options.ValueSize, options.SegmentSizeBytes) is string problem)
         {
             throw new InvalidOptionException(problem);
         }
@@ -214,6 +216,16 @@ internal static class OptionParser
         return (int)bytes;
     }
 
+    private static long? ParseSegmentSize(string text)
+    {
+        if (!ByteSize.TryParse(text, out long bytes) || bytes < OptionRanges.MinMemorySize || bytes > OptionRanges.MaxMemorySize || !BitOperations.IsPow2(bytes))
+        {
+            throw new InvalidOptionException($"--segment-size must be {OptionRanges.MemorySize}, in bytes or with a k, m, g or t suffix (FASTER's segment files are a power of two); got '{text}'.");
+        }
+
+        return bytes;
+    }
+
     private static long ParseMemorySize(string text)
     {
         if (!ByteSize.TryParse(text, out long bytes) || bytes < OptionRanges.MinMemorySize || bytes > OptionRanges.MaxMemorySize || !BitOperations.IsPow2(bytes))
@@ -232,6 +244,17 @@ internal static class OptionParser
         }
 
         return fraction;
+    }
+
+    /// <summary>A number; the store itself then checks it against its range when it opens, and names the range.</summary>
+    private static double? ParseCompactionRatio(string text)
+    {
+        if (!double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double ratio) || !double.IsFinite(ratio))
+        {
+            throw new InvalidOptionException($"--compaction-ratio must be a number of log bytes per live byte, such as 1.5; got '{text}'.");
+        }
+
+        return ratio;
     }
 
     /// <summary>A size the store itself then checks against its memory and segment sizes when it opens.</summary>

@@ -43,6 +43,8 @@ internal static class Usage
         Option(text, "--memory-size SIZE", OptionRanges.MemorySize + $": log memory of the typed and faster backends [{ByteSize.Format(LoadTestOptions.DefaultMemorySize)}]");
         Option(text, "--compaction on|off", "scheduled compaction of the typed and faster backends [on]; off shows what it costs");
         Option(text, "--disk-budget SIZE", "hard budget for the typed and faster backends' log (LogDiskBudgetBytes) [0: none]");
+        Option(text, "--segment-size SIZE", OptionRanges.MemorySize + ", at least a page: segment files of the typed and faster backends (SegmentSizeBits) [16m, or the page when larger]; the files on disk overcount the log by up to about two segments");
+        Option(text, "--compaction-ratio R", "how large the typed and faster backends' log grows, per live byte, before compaction runs (CompactionLogToLiveRatio), 1.5 to 16 [the store's default: 2]");
         Option(text, "--mutable-fraction F", "share of the typed and faster backends' log memory updated in place (LogMutableFraction), 0 to 1 [the store's default: 0.1 in Commit mode, else 0.9]");
         Option(text, "--dir DIR", "make the run's fresh directory inside DIR (created if missing) [system temp]; removed after the run");
         Option(text, "--wal-dir DIR", "typed-commit and faster-commit: keep the write-ahead log in a fresh directory inside DIR, on a device of its own (WriteAheadLogDirectory) [the run's directory]; removed after the run");

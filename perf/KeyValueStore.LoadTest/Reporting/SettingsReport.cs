@@ -24,4 +24,6 @@ internal sealed record SettingsReport(
     bool Cold = false,
     int WarmupSeconds = 0,
     double? MutableFraction = null,
-    long? Rate = null);
+    long? Rate = null,
+    double? CompactionRatio = null,
+    long? SegmentSizeBytes = null);

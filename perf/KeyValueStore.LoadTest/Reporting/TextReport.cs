@@ -45,6 +45,16 @@ internal static class TextReport
             Line(text, "mutable fraction", $"{fraction.ToString(System.Globalization.CultureInfo.InvariantCulture)} of the log's memory updated in place (--mutable-fraction)");
         }
 
+        if (settings.SegmentSizeBytes is long segmentBytes)
+        {
+            Line(text, "segments", $"{ByteSize.Format(segmentBytes)} files (--segment-size)");
+        }
+
+        if (settings.CompactionRatio is double compactionRatio)
+        {
+            Line(text, "compaction ratio", $"compaction runs once the log is {compactionRatio.ToString(System.Globalization.CultureInfo.InvariantCulture)} times the live data (--compaction-ratio)");
+        }
+
         if (settings.Rate is long rate)
         {
             Line(text, "rate", $"paced at {rate:N0} ops/s, all workers together (--rate); latencies from each operation's issue, lag against the schedule below");

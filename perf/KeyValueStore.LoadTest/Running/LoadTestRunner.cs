@@ -259,7 +259,9 @@ internal sealed class LoadTestRunner
         _options.Cold,
         _options.WarmupSeconds,
         _options.Backend.UsesMemorySize ? _options.MutableFraction : null,
-        _options.Rate);
+        _options.Rate,
+        _options.Backend.UsesMemorySize ? _options.CompactionRatio : null,
+        _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.SegmentSizeBits(_options.MemorySizeBytes, _options.ValueSize, _options.SegmentSizeBytes) : null);
 
     private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated, TimeSpan gcPause, int gen2Collections)
     {

@@ -5,7 +5,7 @@ namespace KeyValueStore.Compaction;
 /// <summary>
 /// Decides when compaction runs and when it holds writers back, from the log's size (begin to tail: what the segment
 /// files hold) and an estimate of its live bytes that every pass measures again. A pass runs once the log reaches
-/// <see cref="ThresholdBytes"/>, about <see cref="TargetLogBytesPerLiveByte"/> times the live bytes; while the log is
+/// <see cref="ThresholdBytes"/>, about <see cref="LogBytesPerLiveByte"/> times the live bytes; while the log is
 /// at or over <see cref="BackPressureBytes"/>, a quarter as much again (at most the budget), a pass keeps writers out until a slice brings it
 /// back under. A pass compacts the oldest part of the log, as much as should bring it back to three quarters of the
 /// threshold (<see cref="PassBytes"/>): the oldest data holds the most garbage, so that part gives back the most for
@@ -32,8 +32,6 @@ namespace KeyValueStore.Compaction;
 /// </remarks>
 internal sealed class CompactionThresholdPolicy
 {
-    /// <summary>How many log bytes per estimated live byte start a pass.</summary>
-    public const int TargetLogBytesPerLiveByte = 2;
 
     /// <summary>
     /// The live share from which a compacted part counts as almost all live: compacting it gives back too little to
@@ -44,6 +42,7 @@ internal sealed class CompactionThresholdPolicy
     /// <summary>How long a pass rests after a slice with time to spare, per unit of the slice's own time (<see cref="RestAfterSlice"/>).</summary>
     public const double RestPerSliceTime = 2;
 
+    private readonly double _logBytesPerLiveByte;
     private readonly long _minimumThresholdBytes;
     private readonly long _budgetBytes;
     private readonly SteadiedLiveEstimate _estimates = new();
@@ -51,13 +50,19 @@ internal sealed class CompactionThresholdPolicy
 
     /// <param name="minimumThresholdBytes">The log size below which no scheduled pass runs, whatever the estimate (a budget may lower it).</param>
     /// <param name="budget">The most the log may hold; null for no budget.</param>
-    public CompactionThresholdPolicy(long minimumThresholdBytes, LogDiskBudget? budget = null)
+    /// <param name="logBytesPerLiveByte">How many log bytes per estimated live byte start a pass (the store's <c>CompactionLogToLiveRatio</c>).</param>
+    public CompactionThresholdPolicy(long minimumThresholdBytes, LogDiskBudget? budget = null, double logBytesPerLiveByte = MixedStorageKVStoreOptions.DefaultCompactionLogToLiveRatio)
     {
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(minimumThresholdBytes, 0);
+        ArgumentOutOfRangeException.ThrowIfLessThan(logBytesPerLiveByte, 1.0);
         _minimumThresholdBytes = minimumThresholdBytes;
+        _logBytesPerLiveByte = logBytesPerLiveByte;
         _budgetBytes = budget?.Bytes ?? long.MaxValue;
         _current = new ThresholdAndEstimate(CappedByBudget(minimumThresholdBytes, logBytesLeft: 0), LiveBytesEstimate: null);
     }
+
+    /// <summary>Gets how many log bytes per estimated live byte start a pass.</summary>
+    public double LogBytesPerLiveByte => _logBytesPerLiveByte;
 
     /// <summary>Gets the most the log may hold, <see cref="long.MaxValue"/> when there is no budget.</summary>
     public long BudgetBytes => _budgetBytes;
@@ -254,7 +259,7 @@ internal sealed class CompactionThresholdPolicy
         long threshold = CappedByBudget(
             Math.Max(
                 _minimumThresholdBytes,
-                Math.Max(SaturatingMultiply(liveBytes, TargetLogBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
+                Math.Max(SaturatingMultiply(liveBytes, _logBytesPerLiveByte), SaturatingAdd(logBytesLeft, logBytesLeft / 4))),
             logBytesLeft);
         bool changed = threshold != ThresholdBytes;
         System.Threading.Volatile.Write(ref _current, new ThresholdAndEstimate(threshold, liveBytes));
@@ -263,7 +268,7 @@ internal sealed class CompactionThresholdPolicy
 
     /// <summary>
     /// Records an estimate of the live bytes taken outside a pass, before one that would compact with its garbage
-    /// unmeasured (<see cref="GarbageUnmeasured"/>), and raises the threshold to twice the estimate it steadies to (at
+    /// unmeasured (<see cref="GarbageUnmeasured"/>), and raises the threshold to <see cref="LogBytesPerLiveByte"/> times the estimate it steadies to (at
     /// most as the budget allows). Never lowers it: a pass that runs sets it from what it finds. Returns the new
     /// threshold when it changed, else null.
     /// </summary>
@@ -278,7 +283,7 @@ internal sealed class CompactionThresholdPolicy
         ArgumentOutOfRangeException.ThrowIfNegative(liveBytesEstimate);
         ThresholdAndEstimate before = Current;
         long liveBytes = _estimates.Add(liveBytesEstimate);
-        long threshold = Math.Max(before.ThresholdBytes, CappedByBudget(SaturatingMultiply(liveBytes, TargetLogBytesPerLiveByte), logBytesLeft: 0));
+        long threshold = Math.Max(before.ThresholdBytes, CappedByBudget(SaturatingMultiply(liveBytes, _logBytesPerLiveByte), logBytesLeft: 0));
         System.Threading.Volatile.Write(ref _current, new ThresholdAndEstimate(threshold, liveBytes));
         return threshold != before.ThresholdBytes ? threshold : null;
     }
@@ -300,5 +305,5 @@ internal sealed class CompactionThresholdPolicy
 
     private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;
 
-    private static long SaturatingMultiply(long a, int factor) => a > long.MaxValue / factor ? long.MaxValue : a * factor;
+    private static long SaturatingMultiply(long a, double factor) => a >= long.MaxValue / factor ? long.MaxValue : (long)(a * factor);
 }

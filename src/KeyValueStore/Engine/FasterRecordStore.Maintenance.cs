@@ -77,7 +77,7 @@ internal sealed partial class FasterRecordStore
             _log.Layout,
             settings.PageSizeBits,
             settings.SegmentSizeBits,
-            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes, budget),
+            new CompactionThresholdPolicy(settings.InitialLogCompactionThresholdBytes, budget, settings.CompactionLogToLiveRatio),
             budget,
             timeProvider,
             _logger);

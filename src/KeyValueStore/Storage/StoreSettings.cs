@@ -69,6 +69,9 @@ internal sealed record StoreSettings(
     /// <summary>The factory of the store's meter, or null for a meter of its own (<see cref="MixedStorageKVStoreOptions.MeterFactory"/>).</summary>
     public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
 
+    /// <summary>How many log bytes per live byte start a compaction pass (the options' <c>CompactionLogToLiveRatio</c>).</summary>
+    public double CompactionLogToLiveRatio { get; init; } = MixedStorageKVStoreOptions.DefaultCompactionLogToLiveRatio;
+
     /// <summary>FASTER's <c>MutableFraction</c>: how much of the in-memory log is updated in place (the options' <c>LogMutableFraction</c>, resolved).</summary>
     public required double LogMutableFraction { get; init; }
 

@@ -16,6 +16,15 @@ internal static class StoreSettingsValidator
     internal const int MaxMemorySizeBits = 48;
     internal const int MaxSegmentSizeBits = 40;
     internal const int MaxSessionPoolSize = 4096;
+
+    /// <summary>
+    /// The lowest <see cref="MixedStorageKVStoreOptions.CompactionLogToLiveRatio"/>: a pass aims at three quarters of the
+    /// ratio, 1.125 times the live data here, so each has some garbage to give back beside what it copies.
+    /// </summary>
+    internal const double MinCompactionLogToLiveRatio = 1.5;
+
+    /// <summary>The highest <see cref="MixedStorageKVStoreOptions.CompactionLogToLiveRatio"/>.</summary>
+    internal const double MaxCompactionLogToLiveRatio = 16;
     internal const string DurableStoreDefaultPrefix = "store";
 
     public static StoreSettings Validate(MixedStorageKVStoreOptions options)
@@ -70,6 +79,12 @@ internal static class StoreSettingsValidator
             problems.Add($"{Name}.{nameof(options.LogMutableFraction)} is {fraction}; use a fraction from 0 to 1, or null for the durability mode's default.");
         }
 
+        if (!(options.CompactionLogToLiveRatio is >= MinCompactionLogToLiveRatio and <= MaxCompactionLogToLiveRatio))
+        {
+            problems.Add($"{Name}.{nameof(options.CompactionLogToLiveRatio)} is {options.CompactionLogToLiveRatio}; use {MinCompactionLogToLiveRatio} to {MaxCompactionLogToLiveRatio}"
+                + $" (a pass brings the log back to three quarters of that times the live data, which must leave room above the live data; {MixedStorageKVStoreOptions.DefaultCompactionLogToLiveRatio} by default).");
+        }
+
         ValidateLogDiskBudget(options, problems);
         bool durable = ValidateDurability(options, problems);
         string? directory = ResolveDirectory(options.LogDirectory, problems);
@@ -100,6 +115,7 @@ internal static class StoreSettingsValidator
         {
             MeterFactory = options.MeterFactory,
             LogMutableFraction = options.LogMutableFraction ?? DefaultLogMutableFraction(options.Durability),
+            CompactionLogToLiveRatio = options.CompactionLogToLiveRatio,
         };
     }
 

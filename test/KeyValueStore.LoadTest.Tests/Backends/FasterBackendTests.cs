@@ -141,5 +141,24 @@ public class FasterBackendTests
         Assert.Null(FasterStoreSizing.Options(context with { MutableFraction = null }).LogMutableFraction);
     }
 
+    [Fact]
+    public void SegmentSize_ReachesTheStoresOptions_AndIsSixteenMegabytesWhenLeftOut()
+    {
+        // The default 64 MB of memory makes 8 MB pages.
+        var context = Context("/tmp/unused") with { SegmentSizeBytes = 32L << 20 };
+
+        Assert.Equal(25, FasterStoreSizing.Options(context).SegmentSizeBits);
+        Assert.Equal(24, FasterStoreSizing.Options(context with { SegmentSizeBytes = null }).SegmentSizeBits);
+    }
+
+    [Fact]
+    public void CompactionRatio_ReachesTheStoresOptions()
+    {
+        var context = Context("/tmp/unused") with { CompactionRatio = 1.5 };
+
+        Assert.Equal(1.5, FasterStoreSizing.Options(context).CompactionLogToLiveRatio);
+        Assert.Equal(new MixedStorageKVStoreOptions().CompactionLogToLiveRatio, FasterStoreSizing.Options(context with { CompactionRatio = null }).CompactionLogToLiveRatio);
+    }
+
     private static BackendContext Context(string directory) => new(directory, Records: 100, ValueSize, LoadTestOptions.DefaultMemorySize);
 }

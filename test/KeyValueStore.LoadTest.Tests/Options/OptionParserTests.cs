@@ -124,6 +124,24 @@ public class OptionParserTests
     }
 
     [Theory]
+    [InlineData("4m", "16m", 4L << 20)]
+    [InlineData("64k", "64k", 64L << 10)]
+    public void SegmentSize_IsAPowerOfTwo_AndTheLoadTestsWhenLeftOut(string text, string memorySize, long expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--segment-size", text, "--memory-size", memorySize]).SegmentSizeBytes);
+        Assert.Null(OptionParser.Parse([]).SegmentSizeBytes);
+    }
+
+    [Theory]
+    [InlineData("1.5", 1.5)]
+    [InlineData("3", 3.0)]
+    public void CompactionRatio_IsANumber_AndTheStoresDefaultWhenLeftOut(string text, double expected)
+    {
+        Assert.Equal(expected, OptionParser.Parse(["--compaction-ratio", text]).CompactionRatio);
+        Assert.Null(OptionParser.Parse([]).CompactionRatio);
+    }
+
+    [Theory]
     [InlineData("1", 1)]
     [InlineData("50000", 50_000)]
     [InlineData("1000000000", 1_000_000_000)]
@@ -226,6 +244,11 @@ public class OptionParserTests
         { ["--mutable-fraction", "1.5"], ["--mutable-fraction must be a fraction from 0 to 1", "'1.5'"] },
         { ["--mutable-fraction", "-0.1"], ["--mutable-fraction must be a fraction from 0 to 1", "'-0.1'"] },
         { ["--mutable-fraction", "most"], ["--mutable-fraction must be a fraction from 0 to 1", "'most'"] },
+        { ["--segment-size", "3m"], ["--segment-size must be a power of two from 64k to 1t", "'3m'"] },
+        { ["--segment-size", "32k"], ["--segment-size must be a power of two from 64k to 1t", "'32k'"] },
+        { ["--segment-size", "64k", "--memory-size", "16m", "--value-size", "1k"], ["--segment-size 64k is smaller than a log page (2m", "Use --segment-size 2m or more"] },
+        { ["--compaction-ratio", "twice"], ["--compaction-ratio must be a number of log bytes per live byte", "'twice'"] },
+        { ["--compaction-ratio", "NaN"], ["--compaction-ratio must be a number of log bytes per live byte", "'NaN'"] },
         { ["--wal-dir", ""], ["--wal-dir needs a directory path", "''"] },
         { ["--wal-dir", "/tmp/wal", "--backend", "typed-checkpoint"], ["--wal-dir", "typed-checkpoint backend keeps none", "typed-commit or faster-commit"] },
         { ["--backend", "redis"], ["redis backend", "needs its address", "--endpoint host:port", "--backend garnet"] },

@@ -26,9 +26,32 @@ public class CompactionThresholdPolicyTests
         Assert.Equal(800, policy.RecordPass(liveBytesEstimate: 400, logBytesLeft: 500));
 
         Assert.Equal(400, policy.LiveBytesEstimate);
-        Assert.Equal(CompactionThresholdPolicy.TargetLogBytesPerLiveByte * 400, policy.ThresholdBytes);
+        Assert.Equal(800, policy.ThresholdBytes);
         Assert.False(policy.ShouldCompact(799));
         Assert.True(policy.ShouldCompact(800));
+    }
+
+    [Fact]
+    public void UnderAGivenRatio_APassSetsTheThreshold_ToThatManyTimesTheLiveBytes_AndTheBoundAQuarterAbove()
+    {
+        var policy = new CompactionThresholdPolicy(100, budget: null, logBytesPerLiveByte: 1.5);
+
+        // 400 live bytes measured in a log of 450 the pass left.
+        Assert.Equal(600, policy.RecordPass(liveBytesEstimate: 400, logBytesLeft: 450));
+
+        Assert.Equal(1.5, policy.LogBytesPerLiveByte);
+        Assert.Equal(750, policy.BackPressureBytes);
+        Assert.False(policy.ShouldCompact(599));
+        Assert.True(policy.ShouldCompact(600));
+    }
+
+    [Fact]
+    public void UnderAGivenRatio_AnEstimateBeforeAPass_RaisesTheThreshold_ToThatManyTimesIt()
+    {
+        var policy = new CompactionThresholdPolicy(100, budget: null, logBytesPerLiveByte: 1.5);
+
+        Assert.Equal(1_500, policy.RecordEstimate(1_000));
+        Assert.Equal(1_500, policy.ThresholdBytes);
     }
 
     [Fact]

@@ -544,20 +544,24 @@ public class LogCompactorTests
     /// <summary>
     /// Jering's policy compacted the oldest fifth per step and doubled its threshold every five steps: under overwrites
     /// the log kept growing (docs/benchmarks.md). Now each step compacts the whole read-only region when the log passes
-    /// twice the live estimate, so after every step the log is back within that bound.
+    /// the store's ratio of the live estimate (<see cref="MixedStorageKVStoreOptions.CompactionLogToLiveRatio"/>), so after
+    /// every step the log is back within that bound.
     /// </summary>
-    [Fact]
-    public async Task RoundsOfOverwrites_WithAScheduledStepAfterEach_KeepTheLogWithinTwiceTheLiveDataPlusMemory()
+    [Theory]
+    [InlineData(2.0)]
+    [InlineData(1.5)]
+    public async Task RoundsOfOverwrites_WithAScheduledStepAfterEach_KeepTheLogWithinTheRatioOfTheLiveDataPlusMemory(double ratio)
     {
         using var temp = new TempDirectory();
         var options = StoreFactory.LowMemory(temp.Path);
         options.MemorySizeBits = 16;
         options.InitialLogCompactionThresholdBytes = 1;
+        options.CompactionLogToLiveRatio = ratio;
         await using var store = StoreFactory.Open(options);
         const int Keys = 2_000;
         const int Rounds = 30;
         long liveBytes = Keys * PinnedRecord.SizeInLog(sizeof(int), 100);
-        long bound = 2 * ((liveBytes + (liveBytes / 10)) + (1L << options.MemorySizeBits));
+        long bound = (long)(ratio * ((liveBytes + (liveBytes / 10)) + (1L << options.MemorySizeBits)));
         long largest = 0;
 
         for (int round = 0; round < Rounds; round++)
@@ -576,6 +580,7 @@ public class LogCompactorTests
         }
 
         Assert.True(largest > liveBytes, "the log never held more than its live data, so the test proves nothing");
+        Assert.Equal((long)(ratio * store.Compactor.LiveBytesEstimate!.Value), store.Compactor.ThresholdBytes);
         for (int key = 0; key < Keys; key++)
         {
             Assert.Equal(Rounds - 1, BitConverter.ToInt32((await ReadBytesAsync(store, key))!, 0));

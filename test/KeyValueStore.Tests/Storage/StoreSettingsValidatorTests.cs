@@ -238,4 +238,33 @@ public class StoreSettingsValidatorTests
         Assert.Contains($"LogMutableFraction is {fraction}", problem, StringComparison.Ordinal);
         Assert.Contains("use a fraction from 0 to 1", problem, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData(1.5)]
+    [InlineData(2.0)]
+    [InlineData(16.0)]
+    public void ACompactionLogToLiveRatio_FromOneAndAHalfToSixteen_ReachesTheSettings(double ratio)
+    {
+        var options = new MixedStorageKVStoreOptions { CompactionLogToLiveRatio = ratio };
+
+        Assert.Equal(ratio, StoreSettingsValidator.Validate(options).CompactionLogToLiveRatio);
+        Assert.Equal(2.0, StoreSettingsValidator.Validate(new MixedStorageKVStoreOptions()).CompactionLogToLiveRatio);
+    }
+
+    [Theory]
+    [InlineData(1.4)]
+    [InlineData(1.0)]
+    [InlineData(16.5)]
+    [InlineData(double.NaN)]
+    [InlineData(double.PositiveInfinity)]
+    public void ACompactionLogToLiveRatioOutsideItsRange_IsRefused(double ratio)
+    {
+        var options = new MixedStorageKVStoreOptions { CompactionLogToLiveRatio = ratio };
+
+        var exception = Assert.Throws<InvalidStoreOptionsException>(() => StoreSettingsValidator.Validate(options));
+
+        string problem = Assert.Single(exception.Problems);
+        Assert.Contains($"CompactionLogToLiveRatio is {ratio}", problem, StringComparison.Ordinal);
+        Assert.Contains("use 1.5 to 16", problem, StringComparison.Ordinal);
+    }
 }
