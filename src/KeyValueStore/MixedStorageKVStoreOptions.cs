@@ -104,13 +104,13 @@ public sealed class MixedStorageKVStoreOptions
     /// </summary>
     /// <value>The default value is 2. Allowed: 1.5 to 16.</value>
     /// <remarks>
-    /// Compaction runs once the log reaches this many times the live data (as its passes estimate it), slows writers from
-    /// halfway to a quarter again over it, and holds them there, so a store written faster than compaction copies keeps its
-    /// log between this ratio and a quarter above it; on disk come the segment files at either end of the log on top. A
+    /// Compaction runs once the log reaches this many times the live data (as its passes estimate it), slows writers once
+    /// the log is an eighth over that, and holds them at a quarter over it, so a store written faster than compaction copies
+    /// keeps its log between this ratio and a quarter above it; on disk come the segment files at either end of the log. A
     /// lower ratio keeps less disk and copies more: each pass finds less garbage beside the live records it must move.
-    /// Beside eight unpaced writers of 1 KB overwrites in Checkpoint mode, 1.5 kept the files at 2.13 times the live data
-    /// where 2 kept them at 2.65 times, for 12% fewer operations a second (docs/benchmarks.md, "A lower ratio of log to
-    /// live data").
+    /// Over ten minutes of eight unpaced writers of 1 KB overwrites in Checkpoint mode, 1.5 kept the files at 2.14 times
+    /// the live data (median) where 2 kept them at 2.66 times, for 14% fewer operations a second (docs/benchmarks.md,
+    /// "A lower ratio of log to live data").
     /// </remarks>
     public double CompactionLogToLiveRatio { get; set; } = DefaultCompactionLogToLiveRatio;
 
