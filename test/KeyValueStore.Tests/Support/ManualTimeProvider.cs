@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 
 namespace KeyValueStore.Tests.Support;
@@ -17,6 +18,12 @@ internal sealed class ManualTimeProvider : TimeProvider
             return _now;
         }
     }
+
+    /// <summary>Gets a timestamp of this clock (ticks of its time), so that elapsed times measured with it move only with <see cref="Advance"/> too.</summary>
+    public override long GetTimestamp() => GetUtcNow().UtcTicks;
+
+    /// <inheritdoc/>
+    public override long TimestampFrequency => TimeSpan.TicksPerSecond;
 
     public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
@@ -38,6 +45,18 @@ internal sealed class ManualTimeProvider : TimeProvider
             lock (_timers)
             {
                 return _timers.Count;
+            }
+        }
+    }
+
+    /// <summary>Gets when the next timer falls due, or null when none is scheduled.</summary>
+    public DateTimeOffset? NextDue
+    {
+        get
+        {
+            lock (_timers)
+            {
+                return _timers.Select(timer => timer.NextDue).Where(due => due is not null).Min();
             }
         }
     }
@@ -82,6 +101,8 @@ internal sealed class ManualTimeProvider : TimeProvider
     {
         private DateTimeOffset? _nextDue;
         private TimeSpan _period;
+
+        public DateTimeOffset? NextDue => _nextDue;
 
         public void Schedule(DateTimeOffset now, TimeSpan dueTime, TimeSpan period)
         {
