@@ -20,8 +20,8 @@ namespace KeyValueStore.Compaction;
 /// is followed by a rest that leaves the disk to the foreground (<see cref="CompactionThresholdPolicy.RestAfterSlice"/>);
 /// one the log's growth hurries, or a compaction asked for now, goes straight on. Deletes no file itself:
 /// the journal decides when the emptied segment files go, and a long pass asks it on the way (each time it has emptied
-/// an eighth of the threshold in whole segments, or a whole segment while it holds the writers or where the journal
-/// asks for that), not only at its end.
+/// an eighth of the threshold in whole segments, a sixteenth near the bound, or each segment where the journal asks for
+/// that: <see cref="ReleaseEveryBytes"/>), not only at its end.
 /// </summary>
 /// <remarks>
 /// The copies are the engine's (<see cref="CopyLiveRecords"/>), which keeps them from the writes of their keys, and
@@ -110,25 +110,33 @@ internal sealed class CompactionPass
 
     /// <summary>
     /// How many bytes of whole segment files a pass empties before it gives them back on the way: an eighth of the
-    /// threshold (about a quarter of the live data waiting at most), at least one segment; but every segment once it is
-    /// empty while the log is near its bound (the slice that emptied it held the writers, or left the log where writers
-    /// are slowed), since the disk is then near its bound too, and every segment throughout where the journal says a
-    /// release is cheap (<see cref="IWriteJournal.ReleasesEachEmptiedSegment"/>).
-    /// Counted in whole segments, since a release (a checkpoint, in the durable modes) frees nothing of a segment the
-    /// begin address is still inside.
+    /// threshold (about a quarter of the live data waiting at most), at least one segment; a sixteenth of it while the log
+    /// is near its bound (the slice that emptied it held the writers, or left the log where writers are slowed), since the
+    /// disk is then near its bound too; and every segment throughout where the journal says a release is cheap
+    /// (<see cref="IWriteJournal.ReleasesEachEmptiedSegment"/>). Counted in whole segments, since a release (a checkpoint,
+    /// in the durable modes) frees nothing of a segment the begin address is still inside.
     /// </summary>
     /// <remarks>
     /// Released every eighth of the threshold throughout, the segments waiting for a checkpoint took Checkpoint mode's
     /// files to 3.06 times the live data at the 95th percentile over ten minutes of the load test; released each one
     /// while writers are held, 2.93, for 16-20% more back-pressure, as the pass waits for the extra checkpoints
-    /// (docs/benchmarks.md, "Emptied segments released at once at the bound"). Once writers were slowed short of the
-    /// bound rather than held at it, few slices held them, and the files passed three times the live data in 2-3 seconds
-    /// of ten-minute runs; released at once from where writers are slowed, the worst second of a ten-minute run was 2.92
-    /// times, for 6% more back-pressure ("Writers slowed in proportion").
+    /// (docs/benchmarks.md, "Emptied segments released at once at the bound"); released at once from where writers are
+    /// slowed too, the worst second of a ten-minute run was 2.92 times ("Writers slowed in proportion"). Those runs had
+    /// 16 MB segments, a sixteenth of their threshold or more. With 4 MB segments each one's checkpoint cost a fifth of
+    /// the throughput; released each sixteenth of the threshold near the bound, they ran 7-16% faster, with the files'
+    /// worst second up to a tenth of the live data higher ("Emptied segments released a sixteenth of the threshold at a
+    /// time near the bound").
     /// The disk bound is the promise; back-pressure is how it is kept.
     /// </remarks>
     private long ReleaseEveryBytes(bool nearTheBound) =>
-        nearTheBound || _journal.ReleasesEachEmptiedSegment ? 1L << _segmentSizeBits : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / 8);
+        _journal.ReleasesEachEmptiedSegment ? 1L << _segmentSizeBits
+        : Math.Max(1L << _segmentSizeBits, _policy.ThresholdBytes / (nearTheBound ? ReleaseNearTheBoundPerThreshold : ReleasePerThreshold));
+
+    /// <summary>How many releases of emptied segments a pass makes per threshold's worth of log it compacts, at most, away from the bound.</summary>
+    private const long ReleasePerThreshold = 8;
+
+    /// <summary>How many releases of emptied segments a pass makes per threshold's worth of log it compacts, at most, near the bound.</summary>
+    private const long ReleaseNearTheBoundPerThreshold = 16;
 
     /// <summary>The bytes of the whole segments below <paramref name="to"/> that are not below <paramref name="from"/>.</summary>
     private long WholeSegmentBytesBetween(long from, long to) => ((to >> _segmentSizeBits) - (from >> _segmentSizeBits)) << _segmentSizeBits;

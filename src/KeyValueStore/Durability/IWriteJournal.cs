@@ -90,7 +90,8 @@ internal interface IWriteJournal : IAsyncDisposable
 
     /// <summary>
     /// Gets whether a compaction pass should ask for <see cref="ReleaseCompactedLogAsync"/> as soon as it has emptied a
-    /// whole segment file, rather than once it has emptied several (an eighth of the threshold) while the writers run.
+    /// whole segment file, rather than once it has emptied several (an eighth of the threshold, a sixteenth near the
+    /// back-pressure bound).
     /// True where a release on the way costs the writers less than the disk it gives back (docs/benchmarks.md, "Commit
     /// mode gives emptied segments back at once").
     /// </summary>

@@ -1226,62 +1226,42 @@ public class LogCompactorTests
     }
 
     /// <summary>
-    /// While a durable store's pass holds the writers (the log is at its bound, and the disk with it), each segment a
-    /// slice empties goes before the next slice: released only every eighth of the threshold, segments waiting for a
-    /// checkpoint took Checkpoint mode's files over three times the live data at the 95th percentile (docs/benchmarks.md).
+    /// While a durable store's pass holds the writers (the log is at its bound, and the disk with it), it gives back its
+    /// emptied segments each sixteenth of the threshold: released only every eighth, segments waiting for a checkpoint
+    /// took Checkpoint mode's files over three times the live data at the 95th percentile; released each one, 4 MB
+    /// segments took a fifth of the throughput in checkpoints (docs/benchmarks.md, "Emptied segments released a
+    /// sixteenth of the threshold at a time near the bound").
     /// </summary>
     [Fact]
-    public async Task ADurableStoresPass_ReleasesWhatEachSliceEmptied_WhileItHoldsTheWriters()
+    public async Task ADurableStoresPass_ReleasesEachSixteenthOfTheThreshold_WhileItHoldsTheWriters()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
-        const int Keys = 40_000;
+        const int Keys = 64_000;
         await WriteKilobyteValuesAsync(store, Keys, round: 0);
         await WriteKilobyteValuesAsync(store, Keys, round: 1);
 
         // The first round, all superseded, fills the first half of the log, so each of its slices gives back what it
-        // covers. The bound sits four slices under the log: the first four slices run with the writers held. An eighth of
-        // the threshold is more than a slice, so only the rule under test releases after each of them.
+        // covers. The bound sits four slices under the log: the first four slices run with the writers held.
         long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
         var policy = new CompactionThresholdPolicy(minimumThresholdBytes: (logBytes - (CompactionPass.MinSliceBytes * 4)) * 4 / 5);
-        Assert.True(policy.ThresholdBytes / 8 > CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too short: an eighth of its threshold is not over a slice");
-        long firstBegin = store.FasterKV.Log.BeginAddress;
-        var segmentsLeftBelowSlicesAfterAHeldOne = new List<int>();
-        bool previousHeld = false;
-        await using LogCompactor compactor = CompactorOnTheStoresBarrier(
-            store,
-            policy,
-            new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, pace, passUntilAddress) =>
-            {
-                // Only after a slice that held the writers: elsewhere segments may rightly wait, and the count waits for them.
-                if (fromAddress > firstBegin && previousHeld)
-                {
-                    segmentsLeftBelowSlicesAfterAHeldOne.Add(await SegmentsLeftBelowAsync(store, fromAddress));
-                }
 
-                // Held from its start, so held at its end: the barrier closed now could also be a pause that slows the
-                // writers short of the bound, which holds them for a few milliseconds and not for the slice.
-                previousHeld = writersHeld;
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
-            },
-            store.Journal);
+        // Held from its start, so held at its end: the barrier closed now could also be a pause that slows the writers
+        // short of the bound, which holds them for a few milliseconds and not for the slice.
+        List<long> unreleased = await UnreleasedBeforeEachSliceAfterOneNearTheBoundAsync(store, policy, (logNow, previousSliceHeldTheWriters) => previousSliceHeldTheWriters);
 
-        await compactor.CompactNowAsync();
-
-        Assert.True(segmentsLeftBelowSlicesAfterAHeldOne.Count >= 3, $"only {segmentsLeftBelowSlicesAfterAHeldOne.Count} slices followed one that held the writers, so the test proves little");
-        Assert.All(segmentsLeftBelowSlicesAfterAHeldOne, left => Assert.Equal(0, left));
+        AssertReleasedEachSixteenthOfTheThreshold(unreleased, policy, atLeast: 3);
         await AssertEveryKilobyteValueOfRoundAsync(store, Keys, round: 1);
     }
 
     /// <summary>
-    /// While the log is where writers are slowed, short of the bound, a durable store's pass also releases each segment a
-    /// slice empties before the next slice: there the disk is near its bound too. (Writers slowed rather than held, and
-    /// segments released only every eighth of the threshold, let the files pass three times the live data in a few
+    /// While the log is where writers are slowed, short of the bound, a durable store's pass also gives back its emptied
+    /// segments each sixteenth of the threshold: there the disk is near its bound too. (Writers slowed rather than held,
+    /// and segments released only every eighth of the threshold, let the files pass three times the live data in a few
     /// seconds of ten-minute load tests; docs/benchmarks.md, "Writers slowed in proportion".)
     /// </summary>
     [Fact]
-    public async Task ADurableStoresPass_ReleasesWhatEachSliceEmptied_WhileTheLogIsWhereWritersAreSlowed()
+    public async Task ADurableStoresPass_ReleasesEachSixteenthOfTheThreshold_WhileTheLogIsWhereWritersAreSlowed()
     {
         using var temp = new TempDirectory();
         await using var store = StoreFactory.Open(DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
@@ -1291,37 +1271,64 @@ public class LogCompactorTests
 
         // The bound just over the log, and writers slowed from nine tenths of it: the first round, all superseded, fills
         // the first half of the log, so each of its slices gives back what it covers, and the first slices leave the log
-        // where writers are slowed. An eighth of the threshold is more than a slice, so only the rule under test releases
-        // after each of them.
+        // where writers are slowed.
         long logBytes = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
         var policy = new CompactionThresholdPolicy(minimumThresholdBytes: (logBytes + 4_096) * 4 / 5);
         Assert.False(policy.ShouldHoldWriters(logBytes), "the log must be under the bound");
         Assert.True(policy.WriterHoldShare(logBytes - (CompactionPass.MinSliceBytes * 2)) > 0, $"a log of {logBytes} bytes is too short: two slices take it under where writers are slowed");
-        Assert.True(policy.ThresholdBytes / 8 > CompactionPass.MinSliceBytes, $"a log of {logBytes} bytes is too short: an eighth of its threshold is not over a slice");
-        long firstBegin = store.FasterKV.Log.BeginAddress;
-        var segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed = new List<int>();
+
+        // Nothing writes, so the log as a slice starts is the log the slice before left.
+        List<long> unreleased = await UnreleasedBeforeEachSliceAfterOneNearTheBoundAsync(store, policy, (logNow, previousSliceHeldTheWriters) => policy.WriterHoldShare(logNow) > 0);
+
+        AssertReleasedEachSixteenthOfTheThreshold(unreleased, policy, atLeast: 2);
+        await AssertEveryKilobyteValueOfRoundAsync(store, Keys, round: 1);
+    }
+
+    /// <summary>
+    /// Compacts a Checkpoint-mode store's log now, with a compactor on its barrier and journal, and returns, before each
+    /// slice that follows one <paramref name="endedNearTheBound"/> (given the log then, and whether that slice held the
+    /// writers from its start), the bytes of the whole segments the pass had emptied and not yet asked the journal to
+    /// release.
+    /// </summary>
+    private static async Task<List<long>> UnreleasedBeforeEachSliceAfterOneNearTheBoundAsync(FasterRecordStore store, CompactionThresholdPolicy policy, Func<long, bool, bool> endedNearTheBound)
+    {
+        const int SegmentSizeBits = 20;
+        long releasedUntil = store.FasterKV.Log.BeginAddress;
+        long firstBegin = releasedUntil;
+        bool previousHeld = false;
+        var unreleased = new List<long>();
         await using LogCompactor compactor = CompactorOnTheStoresBarrier(
             store,
             policy,
             new RecordingLogger(),
-            async (fromAddress, untilAddress, writersHeld, pace, passUntilAddress) =>
+            (fromAddress, untilAddress, writersHeld, pace, passUntilAddress) =>
             {
-                // Nothing writes, so the log now is the log the slice before left.
                 long logNow = store.FasterKV.Log.TailAddress - store.FasterKV.Log.BeginAddress;
-                if (fromAddress > firstBegin && policy.WriterHoldShare(logNow) > 0)
+                if (fromAddress > firstBegin && endedNearTheBound(logNow, previousHeld))
                 {
-                    segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Add(await SegmentsLeftBelowAsync(store, fromAddress));
+                    unreleased.Add(((fromAddress >> SegmentSizeBits) - (Volatile.Read(ref releasedUntil) >> SegmentSizeBits)) << SegmentSizeBits);
                 }
 
-                return await store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
+                previousHeld = writersHeld;
+                return store.CopyLiveRecordsAsync(fromAddress, untilAddress, writersHeld, pace, passUntilAddress);
             },
-            store.Journal);
+            new ReleaseObservingJournal(store.Journal, () => Volatile.Write(ref releasedUntil, store.FasterKV.Log.BeginAddress)),
+            segmentSizeBits: SegmentSizeBits);
 
         await compactor.CompactNowAsync();
+        return unreleased;
+    }
 
-        Assert.True(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count >= 2, $"only {segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed.Count} slices followed one that left the log where writers are slowed, so the test proves little");
-        Assert.All(segmentsLeftBelowSlicesAfterOneThatEndedWhereWritersAreSlowed, left => Assert.Equal(0, left));
-        await AssertEveryKilobyteValueOfRoundAsync(store, Keys, round: 1);
+    /// <summary>
+    /// Asserts that at least <paramref name="atLeast"/> slices followed one near the bound, that none found a sixteenth of
+    /// the threshold or more emptied and not released, and that some found emptied segments waiting (not released each).
+    /// </summary>
+    private static void AssertReleasedEachSixteenthOfTheThreshold(List<long> unreleased, CompactionThresholdPolicy policy, int atLeast)
+    {
+        Assert.True(policy.ThresholdBytes / 16 > CompactionPass.MinSliceBytes, $"a threshold of {policy.ThresholdBytes} bytes is too low: a sixteenth of it is not over a slice, so every slice is released");
+        Assert.True(unreleased.Count >= atLeast, $"only {unreleased.Count} slices followed one near the bound, so the test proves little");
+        Assert.All(unreleased, waiting => Assert.True(waiting < policy.ThresholdBytes / 16, $"{waiting} bytes of emptied segments waited, a sixteenth of the threshold or more"));
+        Assert.Contains(unreleased, waiting => waiting > 0);
     }
 
     /// <summary>
