@@ -25,6 +25,9 @@ internal sealed record LoadTestOptions
 
     public int ValueSize { get; init; } = DefaultValueSize;
 
+    /// <summary>Gets --value-fill: what a value's bytes after its id and version are, random (nothing to compress) or compressible.</summary>
+    public ValueFill ValueFill { get; init; } = ValueFill.Random;
+
     public Workload Workload { get; init; } = Workload.A;
 
     /// <summary>

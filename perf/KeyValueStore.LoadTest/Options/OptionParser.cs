@@ -19,7 +19,7 @@ internal static class OptionParser
 
     private static readonly string[] Valued =
     [
-        "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution",
+        "--threads", "--seconds", "--records", "--value-size", "--value-fill", "--workload", "--distribution",
         "--backend", "--memory-size", "--dir", "--json", "--seed", "--batch-size", "--compaction", "--disk-budget",
         "--wal-dir", "--endpoint", "--warmup", "--mutable-fraction", "--compaction-ratio", "--segment-size", "--rate", "--max-allocated-per-op",
     ];
@@ -41,6 +41,7 @@ internal static class OptionParser
             Seconds = Get(given, "--seconds", options.Seconds, text => (int)Integer("--seconds", text, OptionRanges.MinSeconds, OptionRanges.MaxSeconds, OptionRanges.Seconds)),
             Records = Get(given, "--records", options.Records, text => Integer("--records", text, OptionRanges.MinRecords, OptionRanges.MaxRecords, OptionRanges.Records)),
             ValueSize = Get(given, "--value-size", options.ValueSize, ParseValueSize),
+            ValueFill = Get(given, "--value-fill", options.ValueFill, ParseValueFill),
             Workload = workload,
             Distribution = given.TryGetValue("--distribution", out string? distributionText) ? ParseDistribution(distributionText) : workload.DefaultDistribution,
             Backend = backend,
@@ -293,6 +294,13 @@ internal static class OptionParser
         Workload.Find(text) ?? throw new InvalidOptionException(
             $"--workload must be one of {string.Join(", ", Workload.All.Select(workload => workload.Name))}; got '{text}'."
             + (string.Equals(text, "E", StringComparison.OrdinalIgnoreCase) ? " YCSB E is short range scans, and the store has no scans." : string.Empty));
+
+    private static ValueFill ParseValueFill(string text) => text switch
+    {
+        "random" => ValueFill.Random,
+        "compressible" => ValueFill.Compressible,
+        _ => throw new InvalidOptionException($"--value-fill must be random or compressible; got '{text}'."),
+    };
 
     private static KeyDistribution ParseDistribution(string text)
     {

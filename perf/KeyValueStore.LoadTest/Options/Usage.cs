@@ -25,6 +25,7 @@ internal static class Usage
         Option(text, "--warmup N", OptionRanges.WarmupSeconds + ": seconds of the workload before the run phase, not measured, so that the run starts on optimized code [0]");
         Option(text, "--records N", OptionRanges.Records + $": records loaded before the run [{LoadTestOptions.DefaultRecords}]");
         Option(text, "--value-size SIZE", OptionRanges.ValueSize + $": bytes per value, k/m suffixes allowed [{LoadTestOptions.DefaultValueSize}]");
+        Option(text, "--value-fill F", "what a value holds after its 16-byte id and version [random]: random (nothing to compress), compressible (each random 8-byte word four times: LZ4 keeps about 40%)");
         Option(text, "--workload W", "workload [A]; A to F are YCSB's core workloads:");
         foreach (Workload workload in Workload.All)
         {

@@ -26,4 +26,5 @@ internal sealed record SettingsReport(
     double? MutableFraction = null,
     long? Rate = null,
     double? CompactionRatio = null,
-    long? SegmentSizeBytes = null);
+    long? SegmentSizeBytes = null,
+    string ValueFill = "random");

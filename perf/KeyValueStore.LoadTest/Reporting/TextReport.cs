@@ -18,7 +18,7 @@ internal static class TextReport
         Line(text, "backend", $"{settings.Backend}: {settings.BackendDescription}");
         string family = Workload.Find(settings.Workload) is { IsYcsb: false } ? string.Empty : "YCSB ";
         Line(text, "workload", $"{family}{settings.Workload} ({settings.WorkloadDescription}), {settings.Distribution} keys");
-        Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values");
+        Line(text, "records", $"{settings.Records:N0} records, 8-byte keys, {settings.ValueSize:N0}-byte values ({settings.ValueFill} filler)");
         Line(text, "workers", $"{settings.Threads} concurrent async workers, seed {settings.Seed}");
         if (settings.BatchSize > 1)
         {

@@ -47,7 +47,7 @@ internal sealed class LoadTestRunner
             model,
             new KeySpace(_options.Records, model),
             locks,
-            _options.Verify ? new ReadVerifier(_options.ValueSize) : null,
+            _options.Verify ? new ReadVerifier(_options.ValueSize, _options.ValueFill) : null,
             _time);
         Worker[] workers = Enumerable.Range(0, _options.Threads).Select(index => new Worker(state, index)).ToArray();
 
@@ -261,7 +261,8 @@ internal sealed class LoadTestRunner
         _options.Backend.UsesMemorySize ? _options.MutableFraction : null,
         _options.Rate,
         _options.Backend.UsesMemorySize ? _options.CompactionRatio : null,
-        _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.SegmentSizeBits(_options.MemorySizeBytes, _options.ValueSize, _options.SegmentSizeBytes) : null);
+        _options.Backend.UsesMemorySize ? 1L << FasterStoreSizing.SegmentSizeBits(_options.MemorySizeBytes, _options.ValueSize, _options.SegmentSizeBytes) : null,
+        _options.ValueFill.ToString().ToLowerInvariant());
 
     private static RunReport RunSummary(PhaseResult run, long[] perWorker, long allocated, TimeSpan gcPause, int gen2Collections)
     {

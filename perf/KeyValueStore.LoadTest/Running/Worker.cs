@@ -71,7 +71,7 @@ internal sealed class Worker
         _nanosecondsPerTick = 1e9 / state.Time.TimestampFrequency;
         if (state.Options.BatchSize > 1)
         {
-            _batch = new WriteBatch(state.Options.BatchSize, state.Options.ValueSize);
+            _batch = new WriteBatch(state.Options.BatchSize, state.Options.ValueSize, state.Options.ValueFill);
             _batchWriter = state.Backend as IBatchWriter ?? throw new InvalidOperationException(
                 $"--batch-size {state.Options.BatchSize} needs a backend that writes batches; the command checks that before a run.");
         }
@@ -232,7 +232,7 @@ internal sealed class Worker
     {
         long version = _state.Model.BeginWrite(id);
         RecordCodec.WriteKey(_key, id);
-        RecordCodec.WriteValue(_value, id, version);
+        RecordCodec.WriteValue(_value, id, version, _state.Options.ValueFill);
         await _state.Backend.UpsertAsync(_key, _value).ConfigureAwait(false);
         _state.Model.EndWrite(id, version);
     }

@@ -18,9 +18,11 @@ internal sealed class WriteBatch
     private readonly byte[][] _keys;
     private readonly byte[][] _values;
     private readonly (ReadOnlyMemory<byte> Key, ReadOnlyMemory<byte> Value)[] _writes;
+    private readonly ValueFill _fill;
 
-    public WriteBatch(int size, int valueSize)
+    public WriteBatch(int size, int valueSize, ValueFill fill = ValueFill.Random)
     {
+        _fill = fill;
         _types = new OperationType[size];
         _ids = new long[size];
         _versions = new long[size];
@@ -74,7 +76,7 @@ internal sealed class WriteBatch
     {
         _versions[index] = version;
         RecordCodec.WriteKey(_keys[index], _ids[index]);
-        RecordCodec.WriteValue(_values[index], _ids[index], version);
+        RecordCodec.WriteValue(_values[index], _ids[index], version, _fill);
     }
 
     /// <summary>Empties the batch for the next one.</summary>

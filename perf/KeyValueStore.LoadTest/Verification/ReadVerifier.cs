@@ -16,12 +16,14 @@ internal sealed class ReadVerifier
     public const int MaxExamples = 20;
 
     private readonly int _valueSize;
+    private readonly ValueFill _fill;
     private readonly ConcurrentQueue<Mismatch> _examples = new();
     private long _mismatches;
 
-    public ReadVerifier(int valueSize)
+    public ReadVerifier(int valueSize, ValueFill fill = ValueFill.Random)
     {
         _valueSize = valueSize;
+        _fill = fill;
     }
 
     public long Mismatches => Interlocked.Read(ref _mismatches);
@@ -67,7 +69,7 @@ internal sealed class ReadVerifier
             return string.Create(CultureInfo.InvariantCulture, $"value of {length} bytes, expected {_valueSize}");
         }
 
-        DecodedValue decoded = RecordCodec.Decode(value[..length]);
+        DecodedValue decoded = RecordCodec.Decode(value[..length], _fill);
         if (decoded.Id != keyId)
         {
             return string.Create(CultureInfo.InvariantCulture, $"value of record {decoded.Id} (version {decoded.Version})");

@@ -30,7 +30,7 @@ public class CommandLineErrorTests
         CliRun run = await CliRun.RunAsync(["--help"]);
 
         Assert.Equal(0, run.ExitCode);
-        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--batch-size", "--endpoint", "--rate", "--max-allocated-per-op", "--help" })
+        foreach (string option in new[] { "--threads", "--seconds", "--records", "--value-size", "--value-fill", "--workload", "--distribution", "--backend", "--memory-size", "--dir", "--json", "--verify", "--seed", "--batch-size", "--endpoint", "--rate", "--max-allocated-per-op", "--help" })
         {
             Assert.Contains(option, run.Output, System.StringComparison.Ordinal);
         }

@@ -14,6 +14,7 @@ public class OptionParserTests
         Assert.Equal(10, options.Seconds);
         Assert.Equal(100_000, options.Records);
         Assert.Equal(256, options.ValueSize);
+        Assert.Equal(ValueFill.Random, options.ValueFill);
         Assert.Same(Workload.A, options.Workload);
         Assert.Equal(KeyDistribution.Zipfian, options.Distribution);
         Assert.Equal("typed", options.Backend.Name); // The public API: a run with no options measures the product.
@@ -56,6 +57,13 @@ public class OptionParserTests
             Assert.True(options.Verify);
             Assert.Equal(-42, options.Seed);
         }
+    }
+
+    [Fact]
+    public void ValueFill_IsParsed()
+    {
+        Assert.Equal(ValueFill.Random, OptionParser.Parse(["--value-fill", "random"]).ValueFill);
+        Assert.Equal(ValueFill.Compressible, OptionParser.Parse(["--value-fill=compressible"]).ValueFill);
     }
 
     [Fact]
@@ -212,6 +220,7 @@ public class OptionParserTests
         { ["--value-size", "2m"], ["--value-size", "16 to 1m", "'2m'"] },
         { ["--value-size", "12x"], ["--value-size", "16 to 1m", "'12x'"] },
         { ["--value-size", "-1"], ["--value-size", "16 to 1m", "'-1'"] },
+        { ["--value-fill", "zeros"], ["--value-fill must be random or compressible", "'zeros'"] },
         { ["--workload", "E"], ["--workload", "A, B, C, D, F, W", "'E'", "range scans"] },
         { ["--workload", "Z"], ["--workload", "A, B, C, D, F, W", "'Z'"] },
         { ["--distribution", "hotspot"], ["--distribution", "uniform, zipfian, latest", "'hotspot'"] },

@@ -53,6 +53,21 @@ public class VerifyTests
     }
 
     [Theory]
+    [InlineData("typed")]
+    [InlineData("sqlite")]
+    public async Task ACleanRunOfCompressibleValues_OnAStoreMostlyOnDisk_FindsNoMismatch(string backend)
+    {
+        // 1 KB values, so the typed store compresses them (its threshold), and reads of them come from the files.
+        using var temp = new TempDirectory();
+
+        CliRun run = await CliRun.SmallAsync(temp.Path, ["--backend", backend, "--memory-size", "64k", "--value-size", "1k", "--value-fill", "compressible", "--verify"]);
+
+        Assert.True(run.ExitCode == 0, run.Output + run.Errors);
+        Assert.Contains("1,024-byte values (compressible filler)", run.Output, StringComparison.Ordinal);
+        Assert.Matches(@"verify\s+[\d,]+ reads checked \(sweep: [\d,]+\), 0 mismatches", run.Output);
+    }
+
+    [Theory]
     [InlineData("typed", Fault.CorruptRead, "with corrupted bytes")]
     [InlineData("typed", Fault.LostWrite, "got version")]
     [InlineData("faster", Fault.CorruptRead, "with corrupted bytes")]

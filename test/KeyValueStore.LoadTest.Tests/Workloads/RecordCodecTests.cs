@@ -1,3 +1,4 @@
+using K4os.Compression.LZ4;
 using KeyValueStore.LoadTest.Workloads;
 
 namespace KeyValueStore.LoadTest.Tests.Workloads;
@@ -44,6 +45,49 @@ public class RecordCodecTests
 
         Assert.Equal(4, decoded.Version);
         Assert.False(decoded.FillerIntact);
+    }
+
+    [Theory]
+    [InlineData(16)]
+    [InlineData(45)]
+    [InlineData(1024)]
+    public void ACompressibleValue_DecodesToItsIdAndVersion_WithTheFillItWasWrittenWith(int size)
+    {
+        byte[] value = new byte[size];
+        RecordCodec.WriteValue(value, 12345, 67, ValueFill.Compressible);
+
+        Assert.Equal(new DecodedValue(12345, 67, FillerIntact: true), RecordCodec.Decode(value, ValueFill.Compressible));
+        if (size > RecordCodec.HeaderSize + sizeof(long))
+        {
+            Assert.False(RecordCodec.Decode(value, ValueFill.Random).FillerIntact);
+        }
+    }
+
+    [Theory]
+    [InlineData(24)] // The first copy of a word.
+    [InlineData(33)] // A repeat of it.
+    [InlineData(1023)]
+    public void AnyChangedByteOfACompressibleFiller_IsDetected(int position)
+    {
+        byte[] value = new byte[1024];
+        RecordCodec.WriteValue(value, 9, 3, ValueFill.Compressible);
+        value[position] ^= 0x01;
+
+        Assert.False(RecordCodec.Decode(value, ValueFill.Compressible).FillerIntact);
+    }
+
+    [Fact]
+    public void ACompressibleKilobyte_ShrinksUnderLz4ToUnderHalf_WhereARandomOneDoesNot()
+    {
+        byte[] compressible = new byte[1024];
+        byte[] random = new byte[1024];
+        RecordCodec.WriteValue(compressible, 5, 1, ValueFill.Compressible);
+        RecordCodec.WriteValue(random, 5, 1);
+        byte[] target = new byte[LZ4Codec.MaximumOutputSize(1024)];
+
+        Assert.InRange(LZ4Codec.Encode(compressible, target, LZ4Level.L00_FAST), 1, 511);
+        // 398 and 1,023 bytes when written: a random filler leaves LZ4 only the zeros of the id and version.
+        Assert.InRange(LZ4Codec.Encode(random, target, LZ4Level.L00_FAST), 1008, target.Length);
     }
 
     [Fact]
