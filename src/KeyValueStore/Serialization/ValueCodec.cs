@@ -9,7 +9,8 @@ namespace KeyValueStore.Serialization;
 
 /// <summary>
 /// Turns values into stored bytes and back: MessagePack inside a <see cref="ValueEnvelope"/>, LZ4-compressed when the
-/// payload is at least the store's compression threshold and compression makes it smaller.
+/// payload is at least the store's compression threshold and compression makes it smaller; attempts back off while
+/// the values tried do not shrink (<see cref="CompressionBackoff"/>).
 /// </summary>
 /// <remarks>
 /// MessagePack's own compression option is switched off: the envelope compresses instead, once, after a size check
@@ -23,6 +24,7 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
     private readonly IMessagePackFormatter<TValue> _formatter;
     private readonly int _compressionThreshold;
     private readonly int _maxPayloadLength;
+    private readonly CompressionBackoff _backoff = new();
 
     /// <param name="options">The user's MessagePack options; their compression setting is ignored.</param>
     /// <param name="compressionThreshold">Payloads of at least this many bytes are compressed; negative: none are.</param>
@@ -74,13 +76,20 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
 
     /// <summary>
     /// The compressed form of a plain envelope, in pooled bytes the caller returns, when its payload reaches the
-    /// threshold and LZ4 shrinks it; false (and nothing rented) otherwise.
+    /// threshold, compression is not backed off, and LZ4 shrinks it; false (and nothing rented) otherwise.
     /// </summary>
     public bool TryCompressWorthwhile(ReadOnlySpan<byte> plainEnvelope, out RentedBytes compressed)
     {
         compressed = default;
         int payloadLength = plainEnvelope.Length - ValueEnvelope.PlainHeaderSize;
-        return _compressionThreshold >= 0 && payloadLength >= _compressionThreshold && ValueEnvelope.TryCompress(plainEnvelope, out compressed);
+        if (_compressionThreshold < 0 || payloadLength < _compressionThreshold || !_backoff.ShouldTry())
+        {
+            return false;
+        }
+
+        bool shrank = ValueEnvelope.TryCompress(plainEnvelope, out compressed);
+        _backoff.Record(shrank);
+        return shrank;
     }
 
     /// <exception cref="ValueCorruptedException">The stored bytes are not a value of this store.</exception>

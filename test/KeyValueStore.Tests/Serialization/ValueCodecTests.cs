@@ -4,7 +4,7 @@ using MessagePack;
 
 namespace KeyValueStore.Tests.Serialization;
 
-/// <summary>The value envelope: plain below the threshold, LZ4 at or above it when that is smaller, exact round trips.</summary>
+/// <summary>The value envelope: plain below the threshold, LZ4 at or above it when that is smaller (attempts backing off after a run that was not), exact round trips.</summary>
 public class ValueCodecTests
 {
     private const int PageSize = 1 << 25;
@@ -52,6 +52,45 @@ public class ValueCodecTests
         Assert.Equal(bytes, compressing.Decode(incompressible));
         Assert.Equal(ValueEnvelope.Plain, uncompressed[0]);
         Assert.Equal(new string('a', 50_000), off.Decode(uncompressed));
+    }
+
+    [Fact]
+    public void AfterARunOfIncompressibleValues_CompressibleOnesAreCompressedAgain_OnceOneIsTried_AndAllReadBack()
+    {
+        var codec = new ValueCodec<byte[]>(MessagePackSerializerOptions.Standard, compressionThreshold: 0, PageSize);
+        var random = new Random(7);
+        byte[] compressible = new byte[2_000]; // Zeros.
+        int storedPlainWhileBackedOff = 0;
+        for (int round = 0; round < 20; round++)
+        {
+            for (int i = 0; i < CompressionBackoff.IncompressibleInARowToBackOff; i++)
+            {
+                var incompressible = new byte[2_000];
+                random.NextBytes(incompressible);
+                byte[] stored = Store(codec, incompressible);
+                Assert.Equal(ValueEnvelope.Plain, stored[0]);
+                Assert.Equal(incompressible, codec.Decode(stored));
+            }
+
+            // Tried with a chance of one in sixteen each: 2,000 untried in a row would take odds of about 1 in 10^56.
+            int plain = 0;
+            while (Store(codec, compressible) is { } stored && stored[0] == ValueEnvelope.Plain)
+            {
+                Assert.Equal(compressible, codec.Decode(stored));
+                Assert.True(++plain < 2_000, "no compressible value was tried again");
+            }
+
+            storedPlainWhileBackedOff += plain;
+            for (int i = 0; i < 50; i++)
+            {
+                byte[] stored = Store(codec, compressible);
+                Assert.Equal(ValueEnvelope.Lz4Block, stored[0]);
+                Assert.Equal(compressible, codec.Decode(stored));
+            }
+        }
+
+        // 300 expected; none would mean the codec tries every value (odds of 1 in 16^20 otherwise).
+        Assert.True(storedPlainWhileBackedOff > 0, "every compressible value right after a run of incompressible ones was tried: no back-off");
     }
 
     [Fact]

@@ -1,0 +1,54 @@
+using System;
+
+namespace KeyValueStore.Serialization;
+
+/// <summary>
+/// Decides whether a value at or above the compression threshold is worth an LZ4 attempt. After
+/// <see cref="IncompressibleInARowToBackOff"/> values in a row that LZ4 could not shrink, only about one value in
+/// <see cref="TriedOneInWhileBackedOff"/> is tried; the first that shrinks ends the back-off.
+/// </summary>
+/// <remarks>
+/// An attempt on incompressible bytes (already compressed or encrypted data, random identifiers) costs a full LZ4 pass
+/// whose output is thrown away: about 7% of the CPU of a 1 KB write-heavy load test (docs/benchmarks.md, "Compression
+/// attempts that back off"). What it costs a store whose values turn compressible: the few values written during the
+/// back-off before one is tried again are stored plain, as they would be with compression off; every value still reads
+/// back exactly, since each records how it was stored.
+/// <para>
+/// Thread-safe without locks: the count is a plain field that writers may race on, which can only move a back-off by a
+/// value or two. A steady state writes nothing shared (compressible: the count stays 0; incompressible: it stays at the
+/// bound), and the tries are drawn from <see cref="Random.Shared"/>, whose state is per thread, so no write goes through
+/// one shared counter.
+/// </para>
+/// </remarks>
+internal sealed class CompressionBackoff
+{
+    /// <summary>The values in a row that LZ4 could not shrink after which attempts back off.</summary>
+    public const int IncompressibleInARowToBackOff = 8;
+
+    /// <summary>While backed off, about one value in this many is tried.</summary>
+    public const int TriedOneInWhileBackedOff = 16;
+
+    private int _incompressibleInARow;
+
+    /// <summary>Gets whether attempts are backed off: the last values tried did not shrink.</summary>
+    public bool IsBackedOff => _incompressibleInARow >= IncompressibleInARowToBackOff;
+
+    /// <summary>Whether to try compressing the next value; when true, the caller reports the outcome to <see cref="Record"/>.</summary>
+    public bool ShouldTry() => !IsBackedOff || Random.Shared.Next(TriedOneInWhileBackedOff) == 0;
+
+    /// <summary>Learns from an attempt: a value that shrank ends any back-off, one that did not counts toward it.</summary>
+    public void Record(bool shrank)
+    {
+        if (shrank)
+        {
+            if (_incompressibleInARow != 0)
+            {
+                _incompressibleInARow = 0;
+            }
+        }
+        else if (_incompressibleInARow < IncompressibleInARowToBackOff)
+        {
+            _incompressibleInARow++;
+        }
+    }
+}
