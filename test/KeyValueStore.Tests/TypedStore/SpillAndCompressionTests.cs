@@ -78,6 +78,37 @@ public class SpillAndCompressionTests
     }
 
     [Fact]
+    public async Task CompressibleValuesAfterARunOfIncompressibleOnes_AreCompressedAgain_AndEveryValueReadsBackExactly_FromDisk()
+    {
+        // Eight writers at once on a store of 8 KB of memory: 400 random values back compression off, then 800 that
+        // compress well must turn it on again, some stored plain before one is tried. Most are read from the files.
+        const int Writers = 8;
+        const int Size = 2_000;
+        using var temp = new TempDirectory();
+        await using var store = TypedStores.Open<int, byte[]>(TypedStores.LowMemory(temp.Path));
+        byte[][] incompressible = Enumerable.Range(0, Writers * 50).Select(i => RandomBytes(new Random(i), Size)).ToArray();
+        byte[][] compressible = Enumerable.Range(0, Writers * 100).Select(i => Marked(new byte[Size], i)).ToArray();
+
+        await WriteConcurrentlyAsync(store, incompressible, firstKey: 0, Writers);
+        long before = store.FasterKV.Log.TailAddress;
+        await WriteConcurrentlyAsync(store, compressible, firstKey: incompressible.Length, Writers);
+        long compressibleLogBytes = store.FasterKV.Log.TailAddress - before;
+
+        // Stored plain, they would take at least 800 x 2,000 bytes; a few dozen stored plain before one is tried is the
+        // expected cost, half of them would take odds of about 1 in 10^11 with one value in sixteen tried.
+        Assert.True(compressibleLogBytes < compressible.Length * Size / 2, $"the compressible values took {compressibleLogBytes} log bytes");
+        for (int i = 0; i < incompressible.Length; i++)
+        {
+            Assert.Equal(incompressible[i], (await store.ReadAsync(i)).Value);
+        }
+
+        for (int i = 0; i < compressible.Length; i++)
+        {
+            Assert.Equal(compressible[i], (await store.ReadAsync(incompressible.Length + i)).Value);
+        }
+    }
+
+    [Fact]
     public async Task WithCompressionOff_CompressibleValuesAreStoredWhole()
     {
         const int Size = 64 * 1024;
@@ -112,6 +143,21 @@ public class SpillAndCompressionTests
         }
 
         return (logBytes, exact);
+    }
+
+    private static async Task WriteConcurrentlyAsync(MixedStorageKVStore<int, byte[]> store, byte[][] values, int firstKey, int writers) =>
+        await Task.WhenAll(Enumerable.Range(0, writers).Select(writer => Task.Run(async () =>
+        {
+            for (int i = writer; i < values.Length; i += writers)
+            {
+                await store.UpsertAsync(firstKey + i, values[i]);
+            }
+        })));
+
+    private static byte[] Marked(byte[] value, int marker)
+    {
+        BitConverter.TryWriteBytes(value, marker);
+        return value;
     }
 
     private static byte[] RandomBytes(Random random, int size)
