@@ -205,7 +205,7 @@ public sealed class MixedStorageKVStoreOptions
     /// <value>The default value is 1024 bytes. 0 compresses every value; a negative value compresses none.</value>
     /// <remarks>
     /// A compressed value is kept only when it is smaller; incompressible data is stored as it is, at one byte of cost.
-    /// After eight values in a row that did not shrink, the store tries only about one value in sixteen until one shrinks
+    /// After 64 values in a row that did not shrink, the store tries only about one value in sixteen until one shrinks
     /// again, so incompressible data (already compressed or encrypted) costs little CPU; the values written in between are
     /// stored as they are. Either way a record must fit in one page uncompressed (see <see cref="PageSizeBits"/>). Reading
     /// needs no setting: each value records how it was stored, so this can change between opens.

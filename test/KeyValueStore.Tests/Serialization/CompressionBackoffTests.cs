@@ -8,7 +8,7 @@ public class CompressionBackoffTests
     private const int Calls = 16_000;
 
     [Fact]
-    public void EveryValueIsTried_UntilEightInARowDidNotShrink()
+    public void EveryValueIsTried_Until64InARowDidNotShrink()
     {
         var backoff = new CompressionBackoff();
         for (int i = 0; i < CompressionBackoff.IncompressibleInARowToBackOff - 1; i++)

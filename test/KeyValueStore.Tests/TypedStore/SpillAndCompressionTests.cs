@@ -80,8 +80,9 @@ public class SpillAndCompressionTests
     [Fact]
     public async Task CompressibleValuesAfterARunOfIncompressibleOnes_AreCompressedAgain_AndEveryValueReadsBackExactly_FromDisk()
     {
-        // Eight writers at once on a store of 8 KB of memory: 400 random values back compression off, then 800 that
-        // compress well must turn it on again, some stored plain before one is tried. Most are read from the files.
+        // Eight writers at once on a store of 8 KB of memory: 400 random values (64 in a row suffice) back compression
+        // off, then 800 that compress well must turn it on again, some stored plain before one is tried. Most are read
+        // from the files.
         const int Writers = 8;
         const int Size = 2_000;
         using var temp = new TempDirectory();
