@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Channels;
 using System.Threading.Tasks;
@@ -61,6 +62,9 @@ internal sealed class Metronome : IDisposable
     public ValueTask<long> WaitForTurnAsync() =>
         _due.Reader.TryRead(out long start) ? ValueTask.FromResult(LagOf(start)) : WaitForNextAsync();
 
+    // Pooled: a paced run waits here for most of its turns, and a state machine boxed at each wait was the larger part
+    // of the 79-80 B per operation a paced run allocated beside a store that allocated nothing (35 B now; .ci/run).
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<long> WaitForNextAsync()
     {
         try
