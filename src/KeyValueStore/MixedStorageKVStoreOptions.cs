@@ -202,7 +202,7 @@ public sealed class MixedStorageKVStoreOptions
     public MessagePackSerializerOptions? MessagePackSerializerOptions { get; set; }
 
     /// <summary>Gets or sets the size of a value's MessagePack encoding at which the store LZ4-compresses it.</summary>
-    /// <value>The default value is 1024 bytes. 0 compresses every value; a negative value compresses none.</value>
+    /// <value>The default value is 1024 bytes. 0 makes every value a candidate; a negative value compresses none.</value>
     /// <remarks>
     /// A compressed value is kept only when it is smaller; incompressible data is stored as it is, at one byte of cost.
     /// After 64 values in a row that did not shrink, the store tries only about one value in sixteen until one shrinks
