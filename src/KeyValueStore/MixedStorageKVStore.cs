@@ -67,6 +67,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         _engine = fasterKVStore is null
             ? StoreOpener.Open(settings, logger, timeProvider, TypedRecordFormat.For<TKey, TValue>())
             : StoreOpener.OpenOnSupplied(fasterKVStore, settings, logger, timeProvider);
+        _engine.Metrics.ObserveCompression(_values.Counts.Tally);
     }
 
     private MixedStorageKVStore(FasterRecordStore engine, KeyEncoder<TKey> keys, ValueCodec<TValue> values)
@@ -74,6 +75,7 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
         _engine = engine;
         _keys = keys;
         _values = values;
+        _engine.Metrics.ObserveCompression(_values.Counts.Tally);
     }
 
     /// <summary>Gets the FasterKV the store runs on. Use it to inspect FASTER; writing through it bypasses the store's locks.</summary>

@@ -26,6 +26,9 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
     private readonly int _maxPayloadLength;
     private readonly CompressionBackoff _backoff = new();
 
+    /// <summary>Gets what became of the values at or above the threshold, for the store's metrics.</summary>
+    public CompressionCounts Counts { get; } = new();
+
     /// <param name="options">The user's MessagePack options; their compression setting is ignored.</param>
     /// <param name="compressionThreshold">Payloads of at least this many bytes are compressed; negative: none are.</param>
     /// <param name="maxPayloadLength">The largest payload a record can hold: a decompressed length above it is damage.</param>
@@ -82,13 +85,28 @@ internal sealed class ValueCodec<TValue> : IValueDecoder<TValue>
     {
         compressed = default;
         int payloadLength = plainEnvelope.Length - ValueEnvelope.PlainHeaderSize;
-        if (_compressionThreshold < 0 || payloadLength < _compressionThreshold || !_backoff.ShouldTry())
+        if (_compressionThreshold < 0 || payloadLength < _compressionThreshold)
         {
+            return false;
+        }
+
+        if (!_backoff.ShouldTry())
+        {
+            Counts.CountNotTried();
             return false;
         }
 
         bool shrank = ValueEnvelope.TryCompress(plainEnvelope, out compressed);
         _backoff.Record(shrank);
+        if (shrank)
+        {
+            Counts.CountCompressed();
+        }
+        else
+        {
+            Counts.CountIncompressible();
+        }
+
         return shrank;
     }
 

@@ -27,6 +27,7 @@ public class OpenTelemetryMetricsTests
         "kvstore.backpressure.duration",
         "kvstore.session_pool.waits",
         "kvstore.durable_flushes",
+        "kvstore.value.compression",
         "kvstore.checkpoint.duration",
         "kvstore.commit.duration",
         "kvstore.commit.entries",
