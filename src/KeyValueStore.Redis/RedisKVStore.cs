@@ -72,7 +72,7 @@ public sealed class RedisKVStore<TKey, TValue> : IMixedStorageKVStore<TKey, TVal
         _database = options.KeyPrefix.Length == 0 ? database : database.WithKeyPrefix(options.KeyPrefix);
         _readRetries = options.ReadRetries;
         _maxUpdateAttempts = options.MaxUpdateAttempts;
-        _metrics = new RedisStoreMetrics(options.MeterFactory, options.KeyPrefix);
+        _metrics = new RedisStoreMetrics(options.MeterFactory, options.KeyPrefix, () => serializer.ValueCompression);
     }
 
     /// <summary>Connects to the server <see cref="RedisKVStoreOptions.Configuration"/> names and creates a store that owns the connection.</summary>

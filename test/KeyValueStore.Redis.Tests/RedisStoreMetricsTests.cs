@@ -94,6 +94,39 @@ public sealed class RedisStoreMetricsTests : IDisposable
         Assert.False(_meter.HasClosed(meter), "the store disposed the host's meter");
     }
 
+    [Fact]
+    public async Task ValuesAtOrAboveTheCompressionThreshold_AreCountedByWhatBecameOfThem_AsOnTheEmbeddedStore()
+    {
+        RedisKVStoreOptions options = _garnet.StoreOptions();
+        options.ValueCompressionThresholdBytes = CompressionMix.ThresholdBytes;
+        await using (RedisKVStore<int, byte[]> store = await RedisKVStore<int, byte[]>.ConnectAsync(options))
+        {
+            await CompressionMix.RunAsync(store);
+            _meter.RecordObservableInstruments();
+        }
+
+        CompressionMix.AssertRecorded(_meter, options.KeyPrefix);
+    }
+
+    [Fact]
+    public async Task AClosedStore_ReportsNoCompressionCounts_OnAHostsMeterThatOutlivesIt()
+    {
+        using var factory = new RecordingMeterFactory();
+        RedisKVStoreOptions options = _garnet.StoreOptions();
+        options.MeterFactory = factory;
+        options.ValueCompressionThresholdBytes = 1000;
+        await using (RedisKVStore<int, byte[]> store = await RedisKVStore<int, byte[]>.ConnectAsync(options))
+        {
+            await store.UpsertAsync(1, new byte[2_000]);
+            _meter.RecordObservableInstruments();
+        }
+
+        Assert.Single(_meter.Of(options.KeyPrefix, "kvstore.value.compression"), m => Equals(m.Tags["kvstore.compression.outcome"], "compressed") && m.Value == 1);
+        _meter.Clear();
+        _meter.RecordObservableInstruments();
+        Assert.Empty(_meter.Of(options.KeyPrefix, "kvstore.value.compression"));
+    }
+
     /// <summary>A host's meter factory that remembers the meters it made; they live until it is disposed, not until the store is.</summary>
     private sealed class RecordingMeterFactory : IMeterFactory
     {

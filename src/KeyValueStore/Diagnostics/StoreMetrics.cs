@@ -26,8 +26,8 @@ internal sealed class StoreMetrics : IDisposable
     private readonly Histogram<double> _checkpointDuration;
     private readonly Histogram<double> _commitDuration;
     private readonly Histogram<long> _commitWrites;
+    private readonly ValueCompressionInstrument _compression;
     private StoreGauges? _gauges;
-    private Func<CompressionTally>? _compression;
 
     /// <param name="factory">The host's meter factory, or null for a meter of the store's own.</param>
     /// <param name="storeName">The store's name, which every measurement carries as <c>kvstore.store</c>.</param>
@@ -49,7 +49,7 @@ internal sealed class StoreMetrics : IDisposable
         _meter.CreateObservableCounter("kvstore.backpressure.duration", () => Observe(g => g.BackPressure().TotalSeconds), "s", "Time compaction held writers back.");
         _meter.CreateObservableCounter("kvstore.session_pool.waits", () => Observe(g => g.SessionWaits()), "{wait}", "Operations that waited for a free FASTER session.");
         _meter.CreateObservableCounter("kvstore.durable_flushes", () => ObserveIfKnown(g => g.DurableFlushes()), "{flush}", "Checkpoints and group commits that made writes durable.");
-        _meter.CreateObservableCounter("kvstore.value.compression", ObserveCompression, "{value}", "Values at or above the compression threshold written, by what became of them.");
+        _compression = new ValueCompressionInstrument(_meter, _store);
     }
 
     /// <summary>Starts timing an operation: its start, or 0 when nobody listens (<see cref="OperationInstruments.Start"/>).</summary>
@@ -72,33 +72,17 @@ internal sealed class StoreMetrics : IDisposable
     public void Observe(StoreGauges gauges) => Volatile.Write(ref _gauges, gauges);
 
     /// <summary>Starts observing what the typed store's value encoding did with the values it compresses or not.</summary>
-    public void ObserveCompression(Func<CompressionTally> tally) => Volatile.Write(ref _compression, tally);
+    public void ObserveCompression(Func<ValueCompressionTally> tally) => _compression.Observe(tally);
 
     /// <summary>Stops observing the store (it closed), and disposes the meter if it is the store's own.</summary>
     public void Dispose()
     {
         Volatile.Write(ref _gauges, null);
-        Volatile.Write(ref _compression, null);
+        _compression.Observe(null);
         if (_ownsMeter)
         {
             _meter.Dispose();
         }
-    }
-
-    private IEnumerable<Measurement<long>> ObserveCompression()
-    {
-        if (Volatile.Read(ref _compression) is not { } read)
-        {
-            return [];
-        }
-
-        CompressionTally tally = read();
-        return
-        [
-            new Measurement<long>(tally.Compressed, _store, new("kvstore.compression.outcome", "compressed")),
-            new Measurement<long>(tally.Incompressible, _store, new("kvstore.compression.outcome", "incompressible")),
-            new Measurement<long>(tally.NotTried, _store, new("kvstore.compression.outcome", "not_tried")),
-        ];
     }
 
     private IEnumerable<Measurement<T>> Observe<T>(Func<StoreGauges, T> read)

@@ -1,5 +1,4 @@
 using KeyValueStore.Concurrency;
-using KeyValueStore.Diagnostics;
 
 namespace KeyValueStore.Serialization;
 
@@ -24,5 +23,5 @@ internal sealed class CompressionCounts
     public void CountNotTried() => _notTried.Increment();
 
     /// <summary>The counts so far (each summed over the processors' cells, so a write in progress may show in one and not yet another).</summary>
-    public CompressionTally Tally() => new(_compressed.Sum(), _incompressible.Sum(), _notTried.Sum());
+    public ValueCompressionTally Tally() => new(_compressed.Sum(), _incompressible.Sum(), _notTried.Sum());
 }

@@ -35,6 +35,13 @@ public sealed class RecordSerializer<TKey, TValue>
     /// <summary>Gets the largest serialized value, before compression, this serializer writes or reads.</summary>
     public int MaxValueBytes { get; }
 
+    /// <summary>
+    /// Gets what became of the values this serializer wrote at or above its compression threshold so far: compressed,
+    /// tried and stored plain, or stored plain untried while attempts backed off. A store reports it as
+    /// <c>kvstore.value.compression</c>.
+    /// </summary>
+    public ValueCompressionTally ValueCompression => _values.Counts.Tally();
+
     /// <summary>Serializes a key into its canonical bytes: equal keys give equal bytes.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is null.</exception>
     /// <exception cref="SerializationFailedException">MessagePack failed to serialize the key.</exception>

@@ -93,32 +93,15 @@ public sealed class StoreMetricsTests : IDisposable
     {
         using var temp = new TempDirectory();
         MixedStorageKVStoreOptions options = Unique(StoreFactory.LowMemory(temp.Path));
-        options.ValueCompressionThresholdBytes = 1000;
+        options.ValueCompressionThresholdBytes = CompressionMix.ThresholdBytes;
         string name = options.LogFileNamePrefix!;
-        var random = new Random(3);
         await using (var store = await MixedStorageKVStore<int, byte[]>.OpenAsync(options))
         {
-            await store.UpsertAsync(-1, new byte[10]); // Below the threshold: not counted.
-            for (int i = 0; i < 100; i++)
-            {
-                await store.UpsertAsync(i, new byte[2_000]); // Zeros: compressed.
-            }
-
-            for (int i = 0; i < 1_000; i++)
-            {
-                var incompressible = new byte[2_000];
-                random.NextBytes(incompressible);
-                await store.UpsertAsync(i, incompressible);
-            }
-
+            await CompressionMix.RunAsync(store);
             _meter.RecordObservableInstruments();
         }
 
-        long Outcome(string outcome) => (long)_meter.Of(name, "kvstore.value.compression").Last(m => Equals(m.Tags["kvstore.compression.outcome"], outcome)).Value;
-        Assert.Equal(100, Outcome("compressed"));
-        // The first 64 random values are tried before attempts back off; about one in sixteen of the rest after that.
-        Assert.InRange(Outcome("incompressible"), 64, 400);
-        Assert.Equal(1_000, Outcome("incompressible") + Outcome("not_tried"));
+        CompressionMix.AssertRecorded(_meter, name);
     }
 
     /// <summary>A store name no other test's store has: tests run in parallel, and all stores share the meter's name.</summary>
