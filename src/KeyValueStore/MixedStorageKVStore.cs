@@ -41,9 +41,10 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// <param name="fasterKVStore">
     /// A FasterKV built by the caller, who keeps owning it and its device; the store then builds none and takes no
     /// checkpoints (its durability must be <see cref="DurabilityMode.None"/>). Set <see cref="MixedStorageKVStoreOptions.PageSizeBits"/>
-    /// to its page size.
+    /// to its page size. It must have no read cache (<c>LogSettings.ReadCacheSettings</c>): the store's compaction cannot tell
+    /// a key the cache answers for from a superseded one.
     /// </param>
-    /// <exception cref="InvalidStoreOptionsException">The options are invalid; every problem is listed and nothing touched the disk.</exception>
+    /// <exception cref="InvalidStoreOptionsException">The options are invalid, or <paramref name="fasterKVStore"/> has a read cache; every problem is listed and nothing touched the disk.</exception>
     /// <exception cref="SerializationFailedException">MessagePack cannot serialize <typeparamref name="TKey"/> or <typeparamref name="TValue"/>.</exception>
     /// <exception cref="StoreManifestMismatchException">The directory holds a store of other types or settings.</exception>
     /// <exception cref="StoreFileCorruptedException">A file of the store to recover is damaged; nothing was changed.</exception>
