@@ -164,6 +164,14 @@ internal sealed partial class FasterRecordStore : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>A new FASTER session with this store's callbacks.</summary>
-    internal StoreSession NewSession() => FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths);
+    /// <summary>A new FASTER session with this store's callbacks, whose reads copy no record anywhere.</summary>
+    /// <remarks>
+    /// A supplied FasterKV may be built to copy what its reads find on the disk to the log's tail or to a read cache
+    /// (<c>LogSettings.ReadCopyOptions</c>, which FASTER 2.6.5 does not expose for the store to check). FASTER makes those
+    /// copies outside the key stripes that order the store's writes and compaction's copies, and beside compaction such a
+    /// store's reads found nothing for live keys (docs/benchmarks.md, "FASTER's read cache for hot keys, measured"), so the
+    /// store's sessions turn copying off.
+    /// </remarks>
+    internal StoreSession NewSession() =>
+        FasterKV.For(_functions).NewSession<RecordFunctions>(_functions, sessionVariableLengthStructSettings: SessionLengths, readCopyOptions: ReadCopyOptions.None);
 }
