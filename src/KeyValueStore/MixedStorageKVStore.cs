@@ -42,9 +42,10 @@ public sealed class MixedStorageKVStore<TKey, TValue> : IMixedStorageKVStore<TKe
     /// A FasterKV built by the caller, who keeps owning it and its device; the store then builds none and takes no
     /// checkpoints (its durability must be <see cref="DurabilityMode.None"/>). Set <see cref="MixedStorageKVStoreOptions.PageSizeBits"/>
     /// to its page size. It must have no read cache (<c>LogSettings.ReadCacheSettings</c>): the store's compaction cannot tell
-    /// a key the cache answers for from a superseded one.
+    /// a key the cache answers for from a superseded one. It must lock records (not <c>ConcurrencyControlMode.None</c>):
+    /// a read beside a write of the same key would otherwise return a mix of both values.
     /// </param>
-    /// <exception cref="InvalidStoreOptionsException">The options are invalid, or <paramref name="fasterKVStore"/> has a read cache; every problem is listed and nothing touched the disk.</exception>
+    /// <exception cref="InvalidStoreOptionsException">The options are invalid, or <paramref name="fasterKVStore"/> has a read cache or locks no record; every problem is listed and nothing touched the disk.</exception>
     /// <exception cref="SerializationFailedException">MessagePack cannot serialize <typeparamref name="TKey"/> or <typeparamref name="TValue"/>.</exception>
     /// <exception cref="StoreManifestMismatchException">The directory holds a store of other types or settings.</exception>
     /// <exception cref="StoreFileCorruptedException">A file of the store to recover is damaged; nothing was changed.</exception>

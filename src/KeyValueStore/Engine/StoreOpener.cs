@@ -58,26 +58,13 @@ internal static class StoreOpener
     /// <param name="logger">Receives the store's events.</param>
     /// <param name="timeProvider">The store's clock; the system's when null.</param>
     /// <param name="wrapJournal">Wraps the store's journal; tests only (they observe or alter what the engine gets from it).</param>
-    /// <exception cref="InvalidStoreOptionsException">The settings ask for a durable store, or the FasterKV has a read cache; every problem is listed.</exception>
-    /// <remarks>
-    /// Why a read cache is refused: a read that FASTER's read cache answers reports no address in the log (FASTER 2.6.5
-    /// hands the reader <c>kInvalidAddress</c>), and compaction keeps a scanned record only when a read of its key finds
-    /// that very record, so every key the cache held looked superseded, was dropped, and was lost once the cache let it
-    /// go. Comparing the cache's value instead left keys lost or missed by reads in a tenth of the runs of a concurrent
-    /// test, with no fault in the store's own steps found; FASTER's public API has no read that skips the cache
-    /// (docs/benchmarks.md, "FASTER's read cache for hot keys, measured").
-    /// </remarks>
+    /// <exception cref="InvalidStoreOptionsException">The settings ask for a durable store, or the FasterKV has what the store cannot run on (<see cref="SuppliedFasterKVCheck"/>); every problem is listed.</exception>
     public static FasterRecordStore OpenOnSupplied(FasterKV<SpanByte, SpanByte> fasterKV, StoreSettings settings, ILogger logger, TimeProvider? timeProvider = null, Func<IWriteJournal, IWriteJournal>? wrapJournal = null)
     {
-        var problems = new List<string>();
+        List<string> problems = SuppliedFasterKVCheck.ProblemsOf(fasterKV);
         if (settings.IsDurable)
         {
-            problems.Add($"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV.");
-        }
-
-        if (fasterKV.ReadCache is not null)
-        {
-            problems.Add($"The pre-built FasterKV has a read cache ({nameof(LogSettings)}.{nameof(LogSettings.ReadCacheSettings)}). A read the cache answers names no record of the log, so the store's compaction could not tell a key the cache holds from one written again, and would lose it. Build the FasterKV without {nameof(LogSettings.ReadCacheSettings)}.");
+            problems.Insert(0, $"{nameof(MixedStorageKVStoreOptions)}.{nameof(MixedStorageKVStoreOptions.Durability)} is {settings.Durability}, but a pre-built FasterKV was supplied; its owner takes its checkpoints. Use {nameof(DurabilityMode.None)}, or let the store build its own FasterKV.");
         }
 
         if (problems.Count > 0)
