@@ -176,34 +176,6 @@ public class ManifestAndLockTests
         Assert.Equal(Value(3, 1), await ReadAsync(store, 3));
     }
 
-    /// <summary>
-    /// A read FASTER's read cache answers names no record of the log, and compaction took every key the cache held for
-    /// superseded: with a supplied FasterKV that had one, 2,000 keys written, read (the cache then holding the last few
-    /// hundred read from the disk) and compacted lost three of them once the cache let them go. Such a FasterKV is refused
-    /// before anything is written to it.
-    /// </summary>
-    [Fact]
-    public void ASuppliedFasterKV_WithAReadCache_IsRejected_SayingWhy_BeforeAnythingIsWrittenToIt()
-    {
-        using var temp = new TempDirectory();
-        using var device = FASTER.core.Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
-        using var fasterKV = new FASTER.core.FasterKV<FASTER.core.SpanByte, FASTER.core.SpanByte>(1 << 10, new FASTER.core.LogSettings
-        {
-            LogDevice = device,
-            PageSizeBits = 12,
-            MemorySizeBits = 14,
-            ReadCacheSettings = new FASTER.core.ReadCacheSettings { PageSizeBits = 12, MemorySizeBits = 14 },
-        });
-        var options = new MixedStorageKVStoreOptions { PageSizeBits = 12, MemorySizeBits = 14 };
-
-        var error = Assert.Throws<InvalidStoreOptionsException>(() => new MixedStorageKVStore<int, string>(options, null, fasterKV));
-
-        string problem = Assert.Single(error.Problems);
-        Assert.Contains("read cache", problem, StringComparison.Ordinal);
-        Assert.Contains("without ReadCacheSettings", problem, StringComparison.Ordinal);
-        Assert.Equal(fasterKV.Log.BeginAddress, fasterKV.Log.TailAddress);
-    }
-
     [Theory]
     [InlineData(DurabilityMode.Checkpoint)]
     [InlineData(DurabilityMode.Commit)]

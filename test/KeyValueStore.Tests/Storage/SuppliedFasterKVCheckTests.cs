@@ -8,10 +8,12 @@ using KeyValueStore.Tests.Support;
 namespace KeyValueStore.Tests.Storage;
 
 /// <summary>
-/// A FasterKV built by the caller that locks no record returned torn values: with <see cref="ConcurrencyControlMode.None"/>,
+/// What a FasterKV built by the caller must not have (<see cref="SuppliedFasterKVCheck"/>), each refused before anything
+/// is written to it. A read cache: a read it answers names no record of the log, and compaction took every key the cache
+/// held for superseded (2,000 keys written, read, so that the cache held the last few hundred read from the disk, and
+/// compacted: three lost once the cache let them go). No record locking: with <see cref="ConcurrencyControlMode.None"/>,
 /// 200,000 updates in place of one 4,000-byte value, alternating all 'A' and all 'B', beside two readers gave 111,552
-/// reads that mixed both (none with FASTER's default locking). The store's stripes order writes, not reads, so such a
-/// FasterKV is refused (<see cref="SuppliedFasterKVCheck"/>).
+/// reads that mixed both (none with FASTER's default locking), since the store's stripes order writes, not reads.
 /// </summary>
 public class SuppliedFasterKVCheckTests
 {
@@ -23,18 +25,23 @@ public class SuppliedFasterKVCheckTests
     }
 
     [Fact]
+    public void ASuppliedFasterKV_WithAReadCache_IsRejected_SayingWhy_BeforeAnythingIsWrittenToIt()
+    {
+        using var temp = new TempDirectory();
+        using IDevice device = Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
+        using FasterKV<SpanByte, SpanByte> fasterKV = Built(device, ConcurrencyControlMode.LockTable, new ReadCacheSettings { PageSizeBits = 12, MemorySizeBits = 14 });
+
+        AssertRefused(fasterKV, "read cache", "without ReadCacheSettings");
+    }
+
+    [Fact]
     public void ASuppliedFasterKV_ThatLocksNoRecord_IsRejected_SayingWhichModeToUse_BeforeAnythingIsWrittenToIt()
     {
         using var temp = new TempDirectory();
         using IDevice device = Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
         using FasterKV<SpanByte, SpanByte> fasterKV = Built(device, ConcurrencyControlMode.None);
 
-        var error = Assert.Throws<InvalidStoreOptionsException>(() => new MixedStorageKVStore<int, string>(Options(), null, fasterKV));
-
-        string problem = Assert.Single(error.Problems);
-        Assert.Contains("ConcurrencyControlMode.None", problem, StringComparison.Ordinal);
-        Assert.Contains("ConcurrencyControlMode.LockTable", problem, StringComparison.Ordinal);
-        Assert.Equal(fasterKV.Log.BeginAddress, fasterKV.Log.TailAddress);
+        AssertRefused(fasterKV, "ConcurrencyControlMode.None", "ConcurrencyControlMode.LockTable");
     }
 
     [Theory]
@@ -52,8 +59,22 @@ public class SuppliedFasterKVCheckTests
         Assert.Equal("one", (await store.ReadAsync(1)).Value);
     }
 
-    private static FasterKV<SpanByte, SpanByte> Built(IDevice device, ConcurrencyControlMode mode) =>
-        new(1 << 10, new LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 14 }, concurrencyControlMode: mode);
+    /// <summary>Asserts that the store refuses <paramref name="fasterKV"/> for one problem that says each of <paramref name="saying"/>, and wrote nothing to it.</summary>
+    private static void AssertRefused(FasterKV<SpanByte, SpanByte> fasterKV, params string[] saying)
+    {
+        var error = Assert.Throws<InvalidStoreOptionsException>(() => new MixedStorageKVStore<int, string>(Options(), null, fasterKV));
+
+        string problem = Assert.Single(error.Problems);
+        foreach (string words in saying)
+        {
+            Assert.Contains(words, problem, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(fasterKV.Log.BeginAddress, fasterKV.Log.TailAddress);
+    }
+
+    private static FasterKV<SpanByte, SpanByte> Built(IDevice device, ConcurrencyControlMode mode, ReadCacheSettings? readCache = null) =>
+        new(1 << 10, new LogSettings { LogDevice = device, PageSizeBits = 12, MemorySizeBits = 14, ReadCacheSettings = readCache }, concurrencyControlMode: mode);
 
     private static MixedStorageKVStoreOptions Options() => new() { PageSizeBits = 12, MemorySizeBits = 14 };
 }
