@@ -3,7 +3,9 @@ using System.IO;
 using System.Threading.Tasks;
 using FASTER.core;
 using KeyValueStore.Engine;
+using KeyValueStore.Storage;
 using KeyValueStore.Tests.Support;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace KeyValueStore.Tests.Storage;
 
@@ -42,6 +44,24 @@ public class SuppliedFasterKVCheckTests
         using FasterKV<SpanByte, SpanByte> fasterKV = Built(device, ConcurrencyControlMode.None);
 
         AssertRefused(fasterKV, "ConcurrencyControlMode.None", "ConcurrencyControlMode.LockTable");
+    }
+
+    [Fact]
+    public void EveryProblemOfASuppliedFasterKV_IsListedAtOnce_TheDurabilityFirst()
+    {
+        using var temp = new TempDirectory();
+        using IDevice device = Devices.CreateLogDevice(Path.Combine(temp.Path, "own.log"), deleteOnClose: true);
+        using FasterKV<SpanByte, SpanByte> fasterKV = Built(device, ConcurrencyControlMode.None, new ReadCacheSettings { PageSizeBits = 12, MemorySizeBits = 14 });
+        StoreSettings durable = StoreSettingsValidator.Validate(Durability.DurableStores.Options(temp.Path, DurabilityMode.Checkpoint));
+
+        var error = Assert.Throws<InvalidStoreOptionsException>(() => StoreOpener.OpenOnSupplied(fasterKV, durable, NullLogger.Instance));
+
+        Assert.Collection(
+            error.Problems,
+            problem => Assert.Contains("Durability", problem, StringComparison.Ordinal),
+            problem => Assert.Contains("read cache", problem, StringComparison.Ordinal),
+            problem => Assert.Contains("ConcurrencyControlMode.None", problem, StringComparison.Ordinal));
+        Assert.Equal(fasterKV.Log.BeginAddress, fasterKV.Log.TailAddress);
     }
 
     [Theory]
